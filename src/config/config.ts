@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(mysql|sqlite):/, 'must start with mysql:// or sqlite:')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
+  PROXY_CONFIG: z.string().min(1).optional(),
+  PLANS_CONFIG: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAX_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
+  MAX_REQUEST_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
+  MAX_REDIRECTS: z.coerce.number().int().min(0).max(50).default(10),
+  LEASE_GRACE_SECONDS: positiveInt.default(30),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `sqlite:<path>` or `mysql://…`; the SQLite default lives under DATA_DIR. */
+  databaseUrl: string;
+  allowPrivateTargets: boolean;
+  proxyConfigPath: string | undefined;
+  plansConfigPath: string | undefined;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  maxBodyBytes: number;
+  maxRequestBodyBytes: number;
+  maxRedirects: number;
+  /** How long a concurrency lease outlives its request's deadline before it expires on its own. */
+  leaseGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment once; everything else receives the result. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/$/, '')}/scrapegate.sqlite`,
+    allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
+    proxyConfigPath: e.PROXY_CONFIG,
+    plansConfigPath: e.PLANS_CONFIG,
+    logLevel: e.LOG_LEVEL,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
+    maxRedirects: e.MAX_REDIRECTS,
+    leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
+  };
+}

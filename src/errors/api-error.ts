@@ -1,0 +1,62 @@
+/** One issue in a 422 body, in the FastAPI shape established clients parse. */
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** Every error the API answers is an ApiError; its status and detail are what the caller sees. */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = new.target.name;
+  }
+  body(): { detail: string | ValidationIssue[] } {
+    return { detail: this.detail };
+  }
+}
+
+export class BadRequestError extends ApiError {
+  readonly status = 400;
+}
+
+export class ForbiddenError extends ApiError {
+  readonly status = 403;
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+}
+
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  constructor(readonly allowed: string[]) {
+    super(`Method not allowed. This endpoint accepts ${allowed.join(', ')}.`);
+  }
+}
+
+export class ConflictError extends ApiError {
+  readonly status = 409;
+}
+
+export class UnprocessableEntityError extends ApiError {
+  readonly status = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+  }
+  override body(): { detail: ValidationIssue[] } {
+    return { detail: this.issues };
+  }
+}
+
+export class LockedError extends ApiError {
+  readonly status = 423;
+}
+
+export class InternalError extends ApiError {
+  readonly status = 500;
+  constructor() {
+    super('Internal server error');
+  }
+}
