@@ -1,0 +1,108 @@
+import { parseArgs } from 'node:util';
+import { findPlan, loadCatalog } from '../config/catalog.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { ApiKeyStore, type ApiKeyRecord } from '../store/api-key-store.js';
+import { migrate, openDatabase, type Database } from '../store/database.js';
+
+const USAGE = `Usage: scrapegate <command>
+
+  keys create --plan NAME [--credits N] [--name LABEL]
+                          create a key; it is printed once, alone on the last line
+  keys list               list keys (display prefix, plan, credits, state)
+  keys revoke KEY         revoke a key (the key itself, or its display prefix)
+  plans list              list the plan catalog and the credit costs
+  migrate                 bring the database schema up to date
+
+The database is DATABASE_URL's (default: SQLite under ./data), as for the server.`;
+
+class UsageError extends Error {}
+
+function describeKey(k: ApiKeyRecord): string {
+  const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
+  const cap = k.maxConcurrency === null ? 'unlimited' : String(k.maxConcurrency);
+  return [
+    k.prefix.padEnd(12),
+    k.planName.padEnd(13),
+    `${k.creditsRemaining}/${k.creditsTotal}`.padEnd(20),
+    `concurrency ${cap}`.padEnd(22),
+    `period ${new Date(k.periodStart).toISOString()} .. ${new Date(k.periodEnd).toISOString()}`,
+    state,
+    k.label ?? '',
+  ].join('  ').trimEnd();
+}
+
+async function withDatabase<T>(url: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = openDatabase(url);
+  try {
+    await migrate(db);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, arg] = positionals;
+  if (values.help || !group) {
+    console.log(USAGE);
+    return;
+  }
+  const config = loadConfig(process.env);
+  const catalog = loadCatalog(config.plansConfigPath);
+
+  if (group === 'migrate') {
+    await withDatabase(config.databaseUrl, async () => console.log('The database schema is up to date.'));
+  } else if (group === 'plans' && command === 'list') {
+    for (const p of catalog.plans) {
+      console.log(`${p.name.padEnd(14)} ${String(p.credits).padStart(10)} credits/month  concurrency ${p.maxConcurrency ?? 'unlimited'}`);
+    }
+    console.log('\ncredit cost per request    datacenter  residential');
+    for (const [kind, row] of Object.entries(catalog.costs)) {
+      console.log(`${kind.padEnd(26)} ${String(row.datacenter).padStart(10)}  ${String(row.residential).padStart(11)}`);
+    }
+  } else if (group === 'keys' && command === 'create') {
+    const plan = values.plan ? findPlan(catalog, values.plan) : undefined;
+    if (!plan) throw new UsageError(`--plan must be one of: ${catalog.plans.map((p) => p.name).join(', ')}`);
+    let credits = plan.credits;
+    if (values.credits !== undefined) {
+      if (!/^\d+$/.test(values.credits)) throw new UsageError('--credits must be a whole number');
+      credits = Number(values.credits);
+    }
+    const created = await withDatabase(config.databaseUrl, (db) =>
+      new ApiKeyStore(db.knex).create({ planName: plan.name, credits, maxConcurrency: plan.maxConcurrency, label: values.name }),
+    );
+    console.log(describeKey(created.record));
+    console.log('The key is shown only now; store it safely:');
+    console.log(created.key);
+  } else if (group === 'keys' && command === 'list') {
+    const keys = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).list());
+    if (keys.length === 0) console.log('No keys. Create one with: npx scrapegate keys create --plan free');
+    for (const k of keys) console.log(describeKey(k));
+  } else if (group === 'keys' && command === 'revoke') {
+    if (!arg) throw new UsageError('keys revoke needs the key or its display prefix');
+    const revoked = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).revoke(arg));
+    if (!revoked) throw new UsageError('No single key matches that key or prefix.');
+    console.log(`Revoked ${revoked.prefix}`);
+  } else {
+    throw new UsageError(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,79 @@
+import type { ProxyEndpoint } from '../egress/proxy-provider.js';
+import type { Deadline } from './deadline.js';
+
+export type ForwardedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export const RESOURCE_TYPES = [
+  'document',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'texttrack',
+  'xhr',
+  'fetch',
+  'eventsource',
+  'websocket',
+  'manifest',
+  'other',
+] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+export interface Cookie {
+  name: string;
+  value: string;
+}
+
+/** What to fetch and how; the browser-only fields are ignored by the plain engine. */
+export interface FetchSpec {
+  url: URL;
+  method: ForwardedMethod;
+  /** Headers for the target, already stripped of their `svc-` prefix and vetted. */
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  cookies: Cookie[];
+  deadline: Deadline;
+  proxy: ProxyEndpoint | undefined;
+  returnPageSource: boolean;
+  jsSnippet: string | undefined;
+  waitForSelector: string | undefined;
+  blockResources: ResourceType[];
+  /** Whether to record the page's XHR/fetch calls and iframes (the extended endpoint wants them). */
+  collectExtras: boolean;
+}
+
+export interface XhrRecord {
+  url: string;
+  status: number;
+  method: string;
+  headers: Array<{ name: string; value: string }>;
+  request_body: string | null;
+  body: string | null;
+}
+
+export interface IframeRecord {
+  src: string;
+  html: string;
+}
+
+export interface FetchedPage {
+  finalUrl: string;
+  status: number;
+  /** The main document's response headers in the order received, names as sent. */
+  headers: Array<[string, string]>;
+  /** The body as the answer should carry it: raw bytes (plain, page source) or the rendered DOM. */
+  body: Buffer;
+  /** Cookies visible to the final URL after the fetch. */
+  cookies: Cookie[];
+  /** The page's visible text when the engine knows it better than the HTML does (a rendered page). */
+  text: string | undefined;
+  xhrs: XhrRecord[];
+  iframes: IframeRecord[];
+}
+
+/** An engine. It throws EngineError subclasses for target-side failures and nothing else on purpose. */
+export interface Fetcher {
+  fetch(spec: FetchSpec): Promise<FetchedPage>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,14 @@
+import type { Deadline } from './deadline.js';
+
+/**
+ * Waits before each connection attempt: 0 first, then backing off from 100 ms to 2 s, for as
+ * long as a further attempt still fits before the deadline ("retried as many times as fit").
+ */
+export function* connectRetryDelays(deadline: Deadline): Generator<number> {
+  let delay = 0;
+  for (;;) {
+    if (deadline.remainingMs() <= delay) return;
+    yield delay;
+    delay = delay === 0 ? 100 : Math.min(delay * 2, 2000);
+  }
+}

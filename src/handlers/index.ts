@@ -1,0 +1,26 @@
+import type { OperationHandler } from '../api/openapi-router.js';
+import type { ScrapeService } from '../scrape/scrape-service.js';
+import { v1General } from './v1-general.js';
+import { v2Extended } from './v2-extended.js';
+import { v2General } from './v2-general.js';
+import { v2Usage } from './v2-usage.js';
+
+/** Every operationId of the OpenAPI document and the handler that answers it. */
+export function operationHandlers(service: ScrapeService): Record<string, OperationHandler> {
+  const v1 = v1General(service);
+  const general = v2General(service);
+  const extended = v2Extended(service);
+  return {
+    v1GeneralGet: v1,
+    v1GeneralPost: v1,
+    v2GeneralGet: general,
+    v2GeneralPost: general,
+    v2GeneralPut: general,
+    v2GeneralDelete: general,
+    v2ExtendedGet: extended,
+    v2ExtendedPost: extended,
+    v2ExtendedPut: extended,
+    v2ExtendedDelete: extended,
+    v2Usage: v2Usage(service),
+  };
+}

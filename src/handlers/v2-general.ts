@@ -1,0 +1,24 @@
+import type { Context } from 'openapi-backend';
+import type { Request, Response } from 'express';
+import type { OperationHandler } from '../api/openapi-router.js';
+import { header, v2Headers } from '../scrape/page-answers.js';
+import type { ScrapeService } from '../scrape/scrape-service.js';
+import { v2ScrapeRequest } from './v2-scrape-request.js';
+
+/** v2GeneralGet/Post/Put/Delete: the target's bytes as the body, metadata in headers. */
+export function v2General(service: ScrapeService): OperationHandler {
+  return async (c: Context, req: Request, res: Response) => {
+    const { apiKey, request } = v2ScrapeRequest(c, req, false);
+    const { page, cost } = await service.scrape(apiKey, request);
+    res.locals.cost = cost;
+    for (const [name, value] of v2Headers(page, cost)) {
+      try {
+        res.append(name, value);
+      } catch {
+        // A value Node refuses to send (a control character) is dropped rather than failing the answer.
+      }
+    }
+    res.setHeader('Content-Type', header(page, 'content-type') ?? 'application/octet-stream');
+    res.status(200).end(page.body);
+  };
+}

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Document } from 'openapi-backend';
+
+export interface SpecAssets {
+  document: Document;
+  json: string;
+  yaml: string;
+  docsHtml: string;
+}
+
+export const SPEC_DIST_DIR = fileURLToPath(new URL('../../openapi/dist/', import.meta.url));
+
+/** The bundled OpenAPI document and the Redoc page, as `npm run spec` builds them. */
+export function loadSpecAssets(dir: string = SPEC_DIST_DIR): SpecAssets {
+  const read = (name: string) => {
+    try {
+      return readFileSync(`${dir}${name}`, 'utf8');
+    } catch {
+      throw new Error(`${dir}${name} is missing: run "npm run spec" to bundle the OpenAPI document and build the docs.`);
+    }
+  };
+  const json = read('openapi.json');
+  return { document: JSON.parse(json) as Document, json, yaml: read('openapi.yaml'), docsHtml: read('docs.html') };
+}

@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from './config/config.js';
+import { createLogger } from './logging/logger.js';
+import { startServer } from './server.js';
+
+// The composition root: the only place (with the CLI's) that reads the environment.
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(2);
+}
+const logger = createLogger(config.logLevel);
+const server = await startServer(config, logger).catch((err: unknown) => {
+  logger.fatal({ err }, 'could not start');
+  process.exit(1);
+});
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,77 @@
+import type { FetchedPage } from '../fetchers/fetcher.js';
+import { pageText } from './page-text.js';
+
+/** The page's body as text, in the charset the target declared (UTF-8 when none or unknown). */
+export function pageHtml(page: FetchedPage): string {
+  const contentType = header(page, 'content-type') ?? '';
+  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
+  if (charset) {
+    try {
+      return new TextDecoder(charset).decode(page.body);
+    } catch {
+      // an unknown label: fall through to UTF-8
+    }
+  }
+  return page.body.toString('utf8');
+}
+
+export function header(page: FetchedPage, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return page.headers.find(([n]) => n.toLowerCase() === lower)?.[1];
+}
+
+export function cookieString(page: FetchedPage): string {
+  return page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+}
+
+export function readableText(page: FetchedPage, html: string): string {
+  return page.text ?? pageText(html);
+}
+
+export interface V1Result {
+  content: string;
+  cookies: string;
+  status_code: number;
+}
+
+export function v1Result(page: FetchedPage, returnText: boolean): V1Result {
+  const html = pageHtml(page);
+  return {
+    content: returnText ? readableText(page, html) : html,
+    cookies: cookieString(page),
+    status_code: page.status,
+  };
+}
+
+export interface ExtendedResult {
+  html: string;
+  text: string;
+  cookies: string;
+  status_code: number;
+  headers: Array<{ name: string; value: string }>;
+  xhrs: FetchedPage['xhrs'];
+  iframes: FetchedPage['iframes'];
+}
+
+export function extendedResult(page: FetchedPage): ExtendedResult {
+  const html = pageHtml(page);
+  return {
+    html,
+    text: readableText(page, html),
+    cookies: cookieString(page),
+    status_code: page.status,
+    headers: page.headers.map(([name, value]) => ({ name, value })),
+    xhrs: page.xhrs,
+    iframes: page.iframes,
+  };
+}
+
+/** The metadata headers of a v2 answer: cost, target status, and every target header prefixed. */
+export function v2Headers(page: FetchedPage, cost: number): Array<[string, string]> {
+  const out: Array<[string, string]> = [
+    ['Svc-credits-cost', String(cost)],
+    ['Svc-page-status-code', String(page.status)],
+  ];
+  for (const [name, value] of page.headers) out.push([`svc-original-header-${name.toLowerCase()}`, value]);
+  return out;
+}

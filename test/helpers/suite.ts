@@ -1,0 +1,32 @@
+import type { TestDatabase } from './databases.js';
+import { TestStore } from './keys.js';
+import { ServerProcess } from './server-process.js';
+import { TargetServer } from './target-server.js';
+
+export interface Suite {
+  server: ServerProcess;
+  target: TargetServer;
+  store: TestStore;
+  databaseUrl: string;
+  /** GET/POST… on the server; the query is given as pairs so parameters can repeat. */
+  call(path: string, query: Array<[string, string]>, init?: RequestInit): Promise<Response>;
+}
+
+/** Registers mocha hooks that start a local target and the real server on `database` for one describe. */
+export function useSuite(database: TestDatabase, env: Record<string, string> = {}): Suite {
+  const suite = {} as Suite;
+  before(async function () {
+    this.timeout(60_000);
+    suite.databaseUrl = database.freshUrl();
+    suite.target = await new TargetServer().start();
+    suite.store = await TestStore.open(suite.databaseUrl);
+    suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', ...env }).start();
+    suite.call = (path, query, init) => fetch(`${suite.server.base}${path}?${new URLSearchParams(query)}`, init);
+  });
+  after(async () => {
+    await suite.server?.stop();
+    await suite.target?.stop();
+    await suite.store?.close();
+  });
+  return suite;
+}
