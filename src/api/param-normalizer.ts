@@ -13,16 +13,20 @@ function asBoolean(value: unknown): boolean | undefined {
 }
 
 export interface ParamShapes {
+  /** Every declared query parameter: the others are dropped, as established clients send extras. */
+  query: Set<string>;
   booleans: Set<string>;
   arrays: Set<string>;
 }
 
 /** Which query parameters and body fields of an operation are booleans or arrays. */
 export function paramShapes(operation: OpenAPIV3.OperationObject): ParamShapes {
+  const query = new Set<string>();
   const booleans = new Set<string>();
   const arrays = new Set<string>();
   for (const p of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
     if (p.in !== 'query') continue;
+    query.add(p.name);
     const type = (p.schema as OpenAPIV3.SchemaObject | undefined)?.type;
     if (type === 'boolean') booleans.add(p.name);
     if (type === 'array') arrays.add(p.name);
@@ -33,12 +37,16 @@ export function paramShapes(operation: OpenAPIV3.OperationObject): ParamShapes {
   for (const [name, schema] of Object.entries(body?.properties ?? {})) {
     if ((schema as OpenAPIV3.SchemaObject).type === 'boolean') booleans.add(name);
   }
-  return { booleans, arrays };
+  return { query, booleans, arrays };
 }
 
-/** Query strings: booleans spelled the one way ajv coerces, a lone value of an array parameter wrapped. */
+/**
+ * Query strings: undeclared parameters dropped, booleans spelled the one way ajv coerces, a lone
+ * value of an array parameter wrapped.
+ */
 export function normalizeQuery(query: Record<string, unknown>, shapes: ParamShapes): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...query };
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) if (shapes.query.has(name)) out[name] = value;
   for (const name of shapes.booleans) {
     const b = asBoolean(out[name]);
     if (b !== undefined) out[name] = String(b);

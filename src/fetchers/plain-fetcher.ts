@@ -56,7 +56,9 @@ export class PlainFetcher implements Fetcher {
     const stream = got.stream(spec.url, {
       method: spec.method,
       headers: { 'user-agent': this.options.userAgent, ...spec.headers },
-      body: spec.body && spec.body.length > 0 ? spec.body : undefined,
+      // A got stream with a method that may carry a body waits for one to be written: give it an
+      // empty one, so a bodiless POST/PUT/DELETE goes out at once with Content-Length: 0.
+      body: spec.method === 'GET' ? undefined : (spec.body ?? Buffer.alloc(0)),
       cookieJar: jar,
       followRedirect: true,
       maxRedirects: this.options.maxRedirects,

@@ -11,8 +11,9 @@ export function v1General(service: ScrapeService): OperationHandler {
   return async (c: Context, req: Request, res: Response) => {
     const source = req.method === 'POST' ? 'body' : 'query';
     const params = ((source === 'body' ? c.request.requestBody : c.request.query) ?? {}) as ValidatedParams;
-    const headerKey = req.get('x-api-key');
-    const apiKey = headerKey || (typeof params['x-api-key'] === 'string' ? params['x-api-key'] : '');
+    const apiKey = [req.get('x-api-key'), params['x-api-key'], c.request.query['x-api-key']].find(
+      (k): k is string => typeof k === 'string' && k.length > 0,
+    );
     if (!apiKey) {
       throw new UnprocessableEntityError([
         { loc: [source, 'x-api-key'], msg: 'field required (or send the x-api-key header)', type: 'value_error.missing' },

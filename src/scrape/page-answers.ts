@@ -1,4 +1,5 @@
 import type { FetchedPage } from '../fetchers/fetcher.js';
+import type { components } from '../generated/openapi-types.js';
 import { pageText } from './page-text.js';
 
 /** The page's body as text, in the charset the target declared (UTF-8 when none or unknown). */
@@ -28,11 +29,8 @@ export function readableText(page: FetchedPage, html: string): string {
   return page.text ?? pageText(html);
 }
 
-export interface V1Result {
-  content: string;
-  cookies: string;
-  status_code: number;
-}
+type V1Result = components['schemas']['V1Result'];
+type ExtendedResult = components['schemas']['ExtendedResult'];
 
 export function v1Result(page: FetchedPage, returnText: boolean): V1Result {
   const html = pageHtml(page);
@@ -41,16 +39,6 @@ export function v1Result(page: FetchedPage, returnText: boolean): V1Result {
     cookies: cookieString(page),
     status_code: page.status,
   };
-}
-
-export interface ExtendedResult {
-  html: string;
-  text: string;
-  cookies: string;
-  status_code: number;
-  headers: Array<{ name: string; value: string }>;
-  xhrs: FetchedPage['xhrs'];
-  iframes: FetchedPage['iframes'];
 }
 
 export function extendedResult(page: FetchedPage): ExtendedResult {

@@ -98,9 +98,7 @@ export class ApiKeyStore {
   /** Revokes by the full key or by its display prefix when that names exactly one key. */
   async revoke(keyOrPrefix: string): Promise<ApiKeyRecord | undefined> {
     let rows = await this.knex<Row>('api_keys').where({ key_hash: hashApiKey(keyOrPrefix) });
-    if (rows.length === 0 && keyOrPrefix.length >= 6) {
-      rows = await this.knex<Row>('api_keys').where('key_prefix', 'like', `${keyOrPrefix.replace(/[%_\\]/g, '\\$&')}%`);
-    }
+    if (rows.length === 0) rows = await this.knex<Row>('api_keys').where({ key_prefix: keyOrPrefix });
     if (rows.length !== 1) return undefined;
     await this.knex('api_keys').where({ id: rows[0].id }).whereNull('revoked_at').update({ revoked_at: this.now() });
     const updated = await this.knex<Row>('api_keys').where({ id: rows[0].id }).first();

@@ -54,6 +54,15 @@ for (const database of testDatabases()) {
       expect(res.status).to.equal(200);
     });
 
+    it('POST takes the key from the query string too, and ignores parameters it does not know', async () => {
+      const res = await fetch(`${s.server.base}/v1/general?x-api-key=${key}&unknown_flag=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': '' },
+        body: JSON.stringify({ url: s.target.url('/page'), browser: false }),
+      });
+      expect(res.status).to.equal(200);
+    });
+
     it('return_text gives readable text: no scripts or styles, blocks on their own lines', async () => {
       const res = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false'], ['return_text', 'True']]);
       const body = (await res.json()) as V1Body;

@@ -68,6 +68,15 @@ for (const database of testDatabases()) {
       });
     }
 
+    it('forwards a bodiless POST at once, with an empty body', async () => {
+      const started = Date.now();
+      const res = await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/echo')], ['browser', 'false'], ['timeout', '10']], { method: 'POST' });
+      const echo = (await res.json()) as { method: string; headers: Record<string, string>; body: string };
+      expect(echo).to.include({ method: 'POST', body: '' });
+      expect(echo.headers['content-length']).to.equal('0');
+      expect(Date.now() - started).to.be.below(2000);
+    });
+
     it('sends the cookies parameter as a Cookie header', async () => {
       await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/echo?c=1')], ['browser', 'false'], ['cookies', 'a=1;b=two']]);
       const seen = s.target.requestsTo('/echo').at(-1);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Dredd against the real server (embedded SQLite in a temporary directory) and the OpenAPI document.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+# Until the browser engine lands, transactions are sent with browser=false.
+export CONTRACT_PLAIN_ONLY="${CONTRACT_PLAIN_ONLY:-true}"
+export DATABASE_URL="sqlite:$work/contract.sqlite" ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=warn HOST=127.0.0.1
+port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+PORT=$port node --import tsx src/index.ts > "$work/server.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do
+  curl -sf "http://127.0.0.1:$port/openapi.json" >/dev/null && break
+  sleep 0.2
+done
+node contract-tests/dredd-document.mjs openapi/dist/openapi.json "$work/dredd-openapi.json"
+node_modules/.bin/dredd "$work/dredd-openapi.json" "http://127.0.0.1:$port" \
+  --hookfiles=contract-tests/hooks.cjs --language=nodejs --loglevel=${DREDD_LOGLEVEL:-warning} "$@"

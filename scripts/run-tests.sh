@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole suite: types, unit and integration tests (SQLite, and MySQL when TEST_MYSQL_URL is
+# set), then Dredd against the running server. Ends with one "N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export SE_OFFLINE=true SE_AVOID_STATS=true
+log=$(mktemp)
+status=0
+
+echo "== typecheck"
+node_modules/.bin/tsc -p tsconfig.json || status=1
+
+echo "== mocha${TEST_MYSQL_URL:+ (SQLite and MySQL)}"
+node_modules/.bin/mocha 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+passed=$(grep -Eo '^ +[0-9]+ passing' "$log" | grep -Eo '[0-9]+' | tail -1)
+failed=$(grep -Eo '^ +[0-9]+ failing' "$log" | grep -Eo '[0-9]+' | tail -1)
+
+echo "== dredd contract tests"
+bash contract-tests/run.sh 2>&1 | grep -v '^.\{0,5\}skip' | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+dpassed=$(grep -Eo '[0-9]+ passing' "$log" | grep -Eo '[0-9]+' | tail -1)
+dfailed=$(grep -Eo '[0-9]+ failing' "$log" | grep -Eo '[0-9]+' | tail -1)
+
+total_passed=$(( ${passed:-0} + ${dpassed:-0} ))
+total_failed=$(( ${failed:-0} + ${dfailed:-0} ))
+[ "$status" -ne 0 ] && [ "$total_failed" -eq 0 ] && total_failed=1
+rm -f "$log"
+echo
+echo "${total_passed} passed, ${total_failed} failed"
+exit "$status"

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# What `npm test` needs from the system, installed through the project's own scripts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-mariadb.sh
