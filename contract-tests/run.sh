@@ -3,14 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
-# Until the browser engine lands, transactions are sent with browser=false.
-export CONTRACT_PLAIN_ONLY="${CONTRACT_PLAIN_ONLY:-true}"
+# CONTRACT_PLAIN_ONLY=true sends every transaction with browser=false (no Chromium needed).
+export BROWSER_POOL_SIZE="${BROWSER_POOL_SIZE:-2}" SE_OFFLINE=true SE_AVOID_STATS=true
 export DATABASE_URL="sqlite:$work/contract.sqlite" ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=warn HOST=127.0.0.1
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 PORT=$port node --import tsx src/index.ts > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
   curl -sf "http://127.0.0.1:$port/openapi.json" >/dev/null && break
   sleep 0.2
 done

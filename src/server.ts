@@ -6,7 +6,11 @@ import { loadCatalog } from './config/catalog.js';
 import type { Config } from './config/config.js';
 import { DirectEgress } from './egress/proxy-provider.js';
 import { TargetPolicy } from './egress/target-policy.js';
+import { BrowserFetcher } from './fetchers/browser/browser-fetcher.js';
+import { BrowserPool } from './fetchers/browser/browser-pool.js';
+import { BrowserSession } from './fetchers/browser/browser-session.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
+import type { Fetcher } from './fetchers/fetcher.js';
 import { PlainFetcher } from './fetchers/plain-fetcher.js';
 import { operationHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
@@ -19,6 +23,20 @@ import { LeaseStore } from './store/lease-store.js';
 
 export const USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+async function startBrowserEngine(config: Config, policy: TargetPolicy, logger: Logger): Promise<Fetcher | undefined> {
+  const { browser } = config;
+  if (browser.poolSize === 0) return undefined;
+  const pool = new BrowserPool(
+    () => BrowserSession.create({ chromiumPath: browser.chromiumPath, chromedriverPath: browser.chromedriverPath, remoteUrl: browser.remoteUrl }),
+    { size: browser.poolSize, maxPages: browser.maxPages, maxMemoryMb: browser.maxMemoryMb, memoryCheckEvery: 10 },
+    logger,
+  );
+  const started = Date.now();
+  await pool.start();
+  logger.info({ sessions: pool.stats.size, ms: Date.now() - started, grid: browser.remoteUrl !== undefined }, 'browser pool ready');
+  return new BrowserFetcher(pool, policy, logger);
+}
 
 export interface RunningServer {
   port: number;
@@ -34,6 +52,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const policy = new TargetPolicy(config.allowPrivateTargets);
   const engines = new EngineRegistry({
     plain: new PlainFetcher({ policy, maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects, userAgent: USER_AGENT }),
+    browser: await startBrowserEngine(config, policy, logger),
   });
   const service = new ScrapeService({
     keys,

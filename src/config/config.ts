@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { z } from 'zod';
 
 const booleanFromEnv = z
@@ -22,7 +23,22 @@ const schema = z.object({
   MAX_REQUEST_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
   MAX_REDIRECTS: z.coerce.number().int().min(0).max(50).default(10),
   LEASE_GRACE_SECONDS: positiveInt.default(30),
+  BROWSER_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
+  BROWSER_MAX_PAGES: positiveInt.default(100),
+  BROWSER_MAX_MEMORY_MB: positiveInt.default(800),
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  CHROMEDRIVER_PATH: z.string().min(1).default('/usr/bin/chromedriver'),
+  SELENIUM_REMOTE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
+
+/**
+ * Warm sessions by default: three per core (a render mostly waits on the network), bounded so
+ * that the sessions (about 210 MB each) take at most half of the memory.
+ */
+export function defaultPoolSize(cores = os.availableParallelism(), totalBytes = os.totalmem()): number {
+  const byMemory = Math.floor((totalBytes * 0.5) / (210 * 1024 * 1024));
+  return Math.max(1, Math.min(cores * 3, byMemory, 16));
+}
 
 export interface Config {
   port: number;
@@ -38,6 +54,20 @@ export interface Config {
   maxRedirects: number;
   /** How long a concurrency lease outlives its request's deadline before it expires on its own. */
   leaseGraceMs: number;
+  browser: BrowserConfig;
+}
+
+export interface BrowserConfig {
+  /** Warm sessions kept; 0 disables the browser engine. */
+  poolSize: number;
+  /** Renders after which a session is retired and replaced. */
+  maxPages: number;
+  /** Memory (PSS of driver and browser processes) past which a session is retired. */
+  maxMemoryMb: number;
+  chromiumPath: string;
+  chromedriverPath: string;
+  /** A Selenium Grid to run the sessions on instead of local chromedriver processes. */
+  remoteUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -62,5 +92,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     maxRedirects: e.MAX_REDIRECTS,
     leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
+    browser: {
+      poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),
+      maxPages: e.BROWSER_MAX_PAGES,
+      maxMemoryMb: e.BROWSER_MAX_MEMORY_MB,
+      chromiumPath: e.CHROMIUM_PATH,
+      chromedriverPath: e.CHROMEDRIVER_PATH,
+      remoteUrl: e.SELENIUM_REMOTE_URL,
+    },
   };
 }

@@ -25,6 +25,19 @@ export class TargetPolicy {
     }
   }
 
+  /**
+   * checkUrl plus the resolved addresses of a hostname, for engines that resolve names
+   * themselves (Chromium): a check before the fact, as the browser does its own lookups.
+   */
+  async checkTarget(url: URL): Promise<void> {
+    this.checkUrl(url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (this.allowPrivate || isIP(host)) return;
+    await new Promise<void>((resolve, reject) => {
+      this.lookup(host, { all: true }, (err) => (err && err instanceof TargetForbiddenError ? reject(err) : resolve()));
+    });
+  }
+
   isAllowedAddress(address: string): boolean {
     if (this.allowPrivate) return true;
     if (!ipaddr.isValid(address)) return false;

@@ -30,5 +30,8 @@ export class InvalidSelectorError extends EngineError {}
 /** The target's anti-bot system refused the request. */
 export class AntiBotDetectedError extends EngineError {}
 
+/** The browser itself failed (crashed, killed, lost its driver): scrapegate's failure, not the target's. */
+export class BrowserFailureError extends EngineError {}
+
 /** The engine asked for is not available on this server. */
 export class EngineUnavailableError extends EngineError {}

@@ -1,6 +1,7 @@
 import { ApiError, ForbiddenError, InternalError, LockedError, NotFoundError, UnprocessableEntityError } from './api-error.js';
 import {
   AntiBotDetectedError,
+  BrowserFailureError,
   DeadlineExceededError,
   EngineError,
   EngineUnavailableError,
@@ -27,6 +28,7 @@ export function translateEngineError(err: unknown): ApiError {
   if (err instanceof InvalidSelectorError) {
     return new UnprocessableEntityError([{ loc: ['query', 'wait_for_selector'], msg: err.message, type: 'value_error.selector' }]);
   }
+  if (err instanceof BrowserFailureError) return new InternalError();
   if (err instanceof EngineUnavailableError) {
     return new UnprocessableEntityError([{ loc: ['query', 'browser'], msg: err.message, type: 'value_error.engine_unavailable' }]);
   }

@@ -64,6 +64,8 @@ export interface FetchedPage {
   headers: Array<[string, string]>;
   /** The body as the answer should carry it: raw bytes (plain, page source) or the rendered DOM. */
   body: Buffer;
+  /** The body's type when it is not what the target declared (a rendered DOM is UTF-8 HTML). */
+  contentType: string | undefined;
   /** Cookies visible to the final URL after the fetch. */
   cookies: Cookie[];
   /** The page's visible text when the engine knows it better than the HTML does (a rendered page). */

@@ -97,6 +97,7 @@ export class PlainFetcher implements Fetcher {
       status: response.statusCode,
       headers,
       body: Buffer.concat(chunks, size),
+      contentType: undefined,
       cookies,
       text: undefined,
       xhrs: [],

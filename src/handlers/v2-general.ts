@@ -1,7 +1,7 @@
 import type { Context } from 'openapi-backend';
 import type { Request, Response } from 'express';
 import type { OperationHandler } from '../api/openapi-router.js';
-import { header, v2Headers } from '../scrape/page-answers.js';
+import { bodyContentType, v2Headers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest } from './v2-scrape-request.js';
 
@@ -18,7 +18,7 @@ export function v2General(service: ScrapeService): OperationHandler {
         // A value Node refuses to send (a control character) is dropped rather than failing the answer.
       }
     }
-    res.setHeader('Content-Type', header(page, 'content-type') ?? 'application/octet-stream');
+    res.setHeader('Content-Type', bodyContentType(page) ?? 'application/octet-stream');
     res.status(200).end(page.body);
   };
 }

@@ -4,7 +4,7 @@ import { pageText } from './page-text.js';
 
 /** The page's body as text, in the charset the target declared (UTF-8 when none or unknown). */
 export function pageHtml(page: FetchedPage): string {
-  const contentType = header(page, 'content-type') ?? '';
+  const contentType = bodyContentType(page) ?? '';
   const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
   if (charset) {
     try {
@@ -14,6 +14,11 @@ export function pageHtml(page: FetchedPage): string {
     }
   }
   return page.body.toString('utf8');
+}
+
+/** The type of the body as answered: the engine's when it changed the body, else the target's. */
+export function bodyContentType(page: FetchedPage): string | undefined {
+  return page.contentType ?? header(page, 'content-type');
 }
 
 export function header(page: FetchedPage, name: string): string | undefined {

@@ -20,7 +20,8 @@ export function useSuite(database: TestDatabase, env: Record<string, string> = {
     suite.databaseUrl = database.freshUrl();
     suite.target = await new TargetServer().start();
     suite.store = await TestStore.open(suite.databaseUrl);
-    suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', ...env }).start();
+    // Plain-mode suites run without browsers unless they ask for a pool (BROWSER_POOL_SIZE).
+    suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env }).start();
     suite.call = (path, query, init) => fetch(`${suite.server.base}${path}?${new URLSearchParams(query)}`, init);
   });
   after(async () => {

@@ -52,6 +52,14 @@ export class TargetServer {
     return `${this.origin}${path}`;
   }
 
+  /** WebSocket handshakes (HTTP upgrades) are recorded and refused. */
+  onUpgrade(listener: (req: IncomingMessage) => void): void {
+    this.server.on('upgrade', (req: IncomingMessage, socket: import('node:stream').Duplex) => {
+      listener(req);
+      socket.destroy();
+    });
+  }
+
   route(path: string, handler: Route): void {
     this.routes.set(path, handler);
   }

@@ -63,7 +63,7 @@ for (const database of testDatabases()) {
     it('lets a lease left by a killed server expire on its own', async function () {
       this.timeout(40_000);
       const key = await s.store.key({ planName: 'free', credits: 10_000, maxConcurrency: 1 });
-      const env = { DATABASE_URL: s.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LEASE_GRACE_SECONDS: '1' };
+      const env = { DATABASE_URL: s.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LEASE_GRACE_SECONDS: '1', BROWSER_POOL_SIZE: '0' };
       const doomed = await new ServerProcess(env).start();
       const hangingCall = fetch(`${doomed.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/hang')], ['browser', 'false'], ['timeout', '5']])}`).catch(() => undefined);
       const leaseTakenAt = Date.now();

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import { error as seleniumError } from 'selenium-webdriver';
+import type { TargetPolicy } from '../../egress/target-policy.js';
+import { BrowserFailureError, DeadlineExceededError, EngineError, EngineUnavailableError } from '../../errors/engine-errors.js';
+import type { Deadline } from '../deadline.js';
+import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
+import type { BrowserPool } from './browser-pool.js';
+import { CdpError } from './cdp-session.js';
+import { PageRender } from './page-render.js';
+
+/**
+ * The `browser=true` engine: a warm session from the pool for one render, always given back in
+ * `finally`. A render still running at the deadline is abandoned and its session killed, so a
+ * hung page costs one session (replaced in the background), never the request's deadline.
+ */
+export class BrowserFetcher implements Fetcher {
+  constructor(
+    private readonly pool: BrowserPool,
+    private readonly policy: TargetPolicy,
+    private readonly logger: Logger,
+  ) {}
+
+  async fetch(spec: FetchSpec): Promise<FetchedPage> {
+    if (spec.proxy) throw new EngineUnavailableError('upstream proxies are not supported by the browser engine yet');
+    await this.policy.checkTarget(spec.url);
+    const session = await this.pool.acquire(spec.deadline);
+    const render = new PageRender(session, spec, this.logger.child({ session: session.id }));
+    let healthy = false;
+    try {
+      const page = await untilDeadline(render.run(), spec.deadline, () => session.kill());
+      healthy = true;
+      return page;
+    } catch (err) {
+      // The target's failures leave the session sound; anything else retires it.
+      healthy = err instanceof EngineError && !(err instanceof DeadlineExceededError) && session.alive;
+      throw this.translate(err, spec.deadline);
+    } finally {
+      render.stop();
+      this.pool.release(session, { healthy, origins: render.origins });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private translate(err: unknown, deadline: Deadline): Error {
+    if (err instanceof EngineError) return err;
+    if (err instanceof seleniumError.TimeoutError || err instanceof seleniumError.ScriptTimeoutError || deadline.expired) {
+      return new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
+    }
+    if (err instanceof seleniumError.WebDriverError || err instanceof CdpError) {
+      this.logger.error({ err }, 'browser failure during render');
+      return new BrowserFailureError('the browser failed while rendering');
+    }
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/** Resolves with `work`, or rejects when the deadline passes first (after calling `onExpire`). */
+function untilDeadline<T>(work: Promise<T>, deadline: Deadline, onExpire: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onExpire();
+      reject(new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
+    }, deadline.remainingMs());
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,186 @@
+import type { Logger } from 'pino';
+import { DeadlineExceededError } from '../../errors/engine-errors.js';
+import type { Deadline } from '../deadline.js';
+import type { BrowserSession } from './browser-session.js';
+
+export interface PoolOptions {
+  size: number;
+  maxPages: number;
+  maxMemoryMb: number;
+  /** Memory is read every this many renders (reading /proc for a process tree is not free). */
+  memoryCheckEvery: number;
+}
+
+export interface ReleaseInfo {
+  /** False after any browser-side failure: the session is retired, not reused. */
+  healthy: boolean;
+  /** Origins the render touched, to be wiped before the session is reused. */
+  origins: Iterable<string>;
+}
+
+interface Waiter {
+  resolve(session: BrowserSession): void;
+  reject(err: Error): void;
+}
+
+/**
+ * Warm browser sessions handed out one request at a time. Requests beyond the pool queue in
+ * order with their deadline counting. A session is reset between requests and retired — killed
+ * and replaced in the background — after `maxPages` renders, after any failure, or when its
+ * memory passes `maxMemoryMb`.
+ */
+export class BrowserPool {
+  private readonly idle: BrowserSession[] = [];
+  private readonly waiters: Waiter[] = [];
+  private readonly all = new Set<BrowserSession>();
+  private readonly spawning = new Set<Promise<void>>();
+  private closed = false;
+  private readonly backoffWakers = new Set<() => void>();
+  retired = 0;
+
+  constructor(
+    private readonly create: () => Promise<BrowserSession>,
+    private readonly options: PoolOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts every session, two at a time (a cold start is CPU-bound for about a second). */
+  async start(): Promise<void> {
+    const queue = Array.from({ length: this.options.size }, (_, i) => i);
+    const worker = async () => {
+      while (queue.shift() !== undefined) await this.spawn();
+    };
+    await Promise.all([worker(), worker()]);
+    if (this.all.size === 0 && this.options.size > 0) throw new Error('no browser session could be started');
+  }
+
+  get stats(): { size: number; idle: number; busy: number; starting: number; waiting: number; retired: number } {
+    return {
+      size: this.all.size,
+      idle: this.idle.length,
+      busy: this.all.size - this.idle.length,
+      starting: this.spawning.size,
+      waiting: this.waiters.length,
+      retired: this.retired,
+    };
+  }
+
+  sessions(): BrowserSession[] {
+    return [...this.all];
+  }
+
+  acquire(deadline: Deadline): Promise<BrowserSession> {
+    if (this.closed) return Promise.reject(new Error('the browser pool is closed'));
+    let session: BrowserSession | undefined;
+    while ((session = this.idle.pop())) {
+      // A browser can die while idle (killed, out of memory): never hand that one out.
+      if (session.alive) return Promise.resolve(session);
+      this.retire(session, 'died while idle');
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve: (s) => {
+          clearTimeout(timer);
+          resolve(s);
+        },
+        reject,
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(new DeadlineExceededError(`no browser became free within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
+      }, deadline.remainingMs());
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Takes a session back; resetting or replacing it happens off the request's path. */
+  release(session: BrowserSession, info: ReleaseInfo): void {
+    session.pages++;
+    void this.recycle(session, info);
+  }
+
+  /** Quits every session, and waits for those still starting so that none outlives the pool. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.backoffWakers) wake();
+    for (const w of this.waiters.splice(0)) w.reject(new Error('the browser pool is closed'));
+    await Promise.all([...this.spawning]);
+    const sessions = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(sessions.map((s) => s.quit()));
+  }
+
+  private async recycle(session: BrowserSession, info: ReleaseInfo): Promise<void> {
+    let reason = !info.healthy || !session.alive ? 'failure' : session.pages >= this.options.maxPages ? 'page limit' : undefined;
+    if (!reason && session.pages % this.options.memoryCheckEvery === 0) {
+      const mb = await session.memoryMb();
+      if (mb !== undefined && mb > this.options.maxMemoryMb) reason = `memory ${Math.round(mb)} MB`;
+    }
+    if (!reason) {
+      try {
+        await session.reset(info.origins);
+      } catch (err) {
+        this.logger.warn({ err, session: session.id }, 'browser session reset failed');
+        reason = 'reset failure';
+      }
+    }
+    if (reason) {
+      this.retire(session, reason);
+      return;
+    }
+    this.handOut(session);
+  }
+
+  private retire(session: BrowserSession, reason: string): void {
+    this.all.delete(session);
+    this.retired++;
+    this.logger.info({ session: session.id, pages: session.pages, reason }, 'browser session retired');
+    session.kill();
+    if (!this.closed) void this.spawn();
+  }
+
+  private spawn(): Promise<void> {
+    const started = this.spawnOne().finally(() => this.spawning.delete(started));
+    this.spawning.add(started);
+    return started;
+  }
+
+  private handOut(session: BrowserSession): void {
+    if (this.closed) {
+      void session.quit();
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(session);
+    else this.idle.push(session);
+  }
+
+  /** Starts one session, retrying with backoff: a pool that shrank must grow back on its own. */
+  private async spawnOne(): Promise<void> {
+    for (let attempt = 0; !this.closed; attempt++) {
+      try {
+        const session = await this.create();
+        if (this.closed) {
+          await session.quit();
+          return;
+        }
+        this.all.add(session);
+        this.handOut(session);
+        return;
+      } catch (err) {
+        this.logger.error({ err, attempt }, 'browser session could not be started');
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            this.backoffWakers.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, Math.min(500 * 2 ** attempt, 30_000));
+          this.backoffWakers.add(wake);
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import chrome from 'selenium-webdriver/chrome.js';
+
+export const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+/**
+ * Chromium as a server-side renderer: headless, as root (no sandbox), no GPU, and none of the
+ * background traffic (updates, sync, safe browsing) that a closed network refuses. Loopback
+ * targets go through the configured proxy too (`<-loopback>`), so proxy tests can use them.
+ */
+export function chromiumOptions(binary: string | undefined): chrome.Options {
+  const options = new chrome.Options();
+  if (binary) options.setChromeBinaryPath(binary);
+  options.addArguments(
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-dev-shm-usage',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+    '--disable-extensions',
+    '--disable-default-apps',
+    '--disable-breakpad',
+    '--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions',
+    '--mute-audio',
+    '--no-default-browser-check',
+    '--password-store=basic',
+    '--proxy-bypass-list=<-loopback>',
+    '--window-size=1366,768',
+    `--user-agent=${BROWSER_USER_AGENT}`,
+  );
+  options.setPageLoadStrategy('normal');
+  return options;
+}
