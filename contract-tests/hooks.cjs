@@ -22,6 +22,8 @@ hooks.beforeAll((transactions, done) => {
 });
 
 hooks.afterAll((transactions, done) => {
+  // Chromium keeps connections alive; close() alone would wait for them to time out.
+  target.closeAllConnections();
   target.close(() => done());
 });
 

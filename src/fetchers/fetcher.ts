@@ -41,6 +41,8 @@ export interface FetchSpec {
   blockResources: ResourceType[];
   /** Whether to record the page's XHR/fetch calls and iframes (the extended endpoint wants them). */
   collectExtras: boolean;
+  /** Whether the answer carries the page's text (v1 return_text, extended). */
+  wantsText: boolean;
 }
 
 export interface XhrRecord {

@@ -50,6 +50,7 @@ export function toScrapeRequest(p: ValidatedParams, ctx: RequestContext): Scrape
     proxyCountry: str(p.proxy_country)?.toUpperCase(),
     timeoutMs: (p.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(p.timeout)) * 1000,
     collectExtras: ctx.collectExtras,
+    wantsText: ctx.collectExtras || returnTextWanted(p),
   };
 }
 

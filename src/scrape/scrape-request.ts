@@ -17,4 +17,5 @@ export interface ScrapeRequest {
   proxyCountry: string | undefined;
   timeoutMs: number;
   collectExtras: boolean;
+  wantsText: boolean;
 }

@@ -95,6 +95,7 @@ export class ScrapeService {
         waitForSelector: req.waitForSelector,
         blockResources: req.blockResources,
         collectExtras: req.collectExtras,
+        wantsText: req.wantsText,
       });
     } catch (err) {
       const apiError = translateEngineError(err);

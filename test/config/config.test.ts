@@ -3,7 +3,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CATALOG, loadCatalog } from '../../src/config/catalog.js';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, defaultPoolSize, loadConfig } from '../../src/config/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults: port 8080 on all interfaces, SQLite under ./data, private targets refused', () => {
@@ -15,6 +15,27 @@ describe('loadConfig', () => {
   it('reads every documented variable', () => {
     const c = loadConfig({ PORT: '9000', HOST: '127.0.0.1', DATABASE_URL: 'mysql://u:p@h:3306/db', ALLOW_PRIVATE_TARGETS: 'true', PROXY_CONFIG: '/etc/p.json', LOG_LEVEL: 'debug' });
     expect(c).to.include({ port: 9000, host: '127.0.0.1', databaseUrl: 'mysql://u:p@h:3306/db', allowPrivateTargets: true, proxyConfigPath: '/etc/p.json', logLevel: 'debug' });
+  });
+
+  it('reads the browser engine settings', () => {
+    const c = loadConfig({ BROWSER_POOL_SIZE: '0', BROWSER_MAX_PAGES: '5', BROWSER_MAX_MEMORY_MB: '300', SELENIUM_REMOTE_URL: 'http://127.0.0.1:4444' });
+    expect(c.browser).to.deep.equal({
+      poolSize: 0,
+      maxPages: 5,
+      maxMemoryMb: 300,
+      chromiumPath: '/usr/bin/chromium',
+      chromedriverPath: '/usr/bin/chromedriver',
+      remoteUrl: 'http://127.0.0.1:4444',
+    });
+    expect(() => loadConfig({ SELENIUM_REMOTE_URL: 'grid:4444' })).to.throw(ConfigError, /SELENIUM_REMOTE_URL/);
+  });
+
+  it('sizes the default pool by cores, bounded by memory', () => {
+    const gib = 1024 ** 3;
+    expect(defaultPoolSize(2, 24 * gib)).to.equal(6);
+    expect(defaultPoolSize(16, 24 * gib)).to.equal(16);
+    expect(defaultPoolSize(8, 1 * gib)).to.equal(2);
+    expect(defaultPoolSize(1, 0.2 * gib)).to.equal(1);
   });
 
   it('names the variable and the value when one is wrong', () => {

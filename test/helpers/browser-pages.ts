@@ -44,7 +44,13 @@ export function addBrowserPages(t: TargetServer): { upgrades: IncomingMessage[] 
     `<script>
        localStorage.setItem('leak', 'local'); sessionStorage.setItem('leak', 'session');
        document.cookie = 'leak=cookie; path=/';
+       setInterval(() => { localStorage.setItem('leak', 'timer'); }, 20);
      </script><img src="/cacheable.png"><p>written</p>`,
+  )));
+  t.route('/isolation-leave', send(html(
+    `<script>
+       addEventListener('pagehide', () => { localStorage.setItem('leak', 'pagehide'); document.cookie = 'leak=pagehide; path=/'; });
+     </script><p>leaving</p>`,
   )));
   t.route('/popup', send(html('<script>setInterval(() => fetch("/beacon"), 100);</script>')));
   t.route('/beacon', (_req, res) => void res.writeHead(204).end());

@@ -34,6 +34,14 @@ describe('browser pool: isolation between requests', function () {
     // The cacheable image was fetched again: the cache was emptied.
     expect(s.target.requestsTo('/cacheable.png').length).to.equal(cachedBefore + 1);
   });
+
+  it('lets a page that writes state as it is left do so before the wipe, not into the next request', async () => {
+    const key = await s.store.key();
+    const render = (path: string) => s.call('/v2/general', [['x-api-key', key], ['url', s.target.url(path)]]);
+    expect((await render('/isolation-leave')).status).to.equal(200);
+    const seen = /<p id="seen">(.*?)<\/p>/.exec(await (await render('/isolation-read')).text())?.[1];
+    expect(JSON.parse(seen ?? '{}')).to.deep.equal({ local: null, session: null, cookie: '' });
+  });
 });
 
 describe('browser pool: retiring sessions', function () {

@@ -7,6 +7,7 @@ import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CdpError } from './cdp-session.js';
 import { PageRender } from './page-render.js';
+import { assertValidSelector } from './selector-check.js';
 
 /**
  * The `browser=true` engine: a warm session from the pool for one render, always given back in
@@ -22,6 +23,7 @@ export class BrowserFetcher implements Fetcher {
 
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
     if (spec.proxy) throw new EngineUnavailableError('upstream proxies are not supported by the browser engine yet');
+    if (spec.waitForSelector !== undefined) assertValidSelector(spec.waitForSelector);
     await this.policy.checkTarget(spec.url);
     const session = await this.pool.acquire(spec.deadline);
     const render = new PageRender(session, spec, this.logger.child({ session: session.id }));

@@ -12,6 +12,13 @@ export interface SessionOptions {
 
 let nextId = 1;
 
+/** Whether the page has handlers that run as it is left, and could write state as they do. */
+const HAS_LEAVE_HANDLERS = `(() => {
+  const events = ['pagehide', 'unload', 'beforeunload', 'visibilitychange', 'freeze'];
+  const has = (target) => events.some((type) => (getEventListeners(target)[type] || []).length > 0);
+  return has(window) || has(document);
+})()`;
+
 /**
  * One warm browser: a WebDriver session, its DevTools connection to the page, and (locally) the
  * chromedriver process group behind them.
@@ -30,8 +37,27 @@ export class BrowserSession {
     private readonly process: DriverProcess | undefined,
   ) {}
 
-  static async create(options: SessionOptions): Promise<BrowserSession> {
+  /**
+   * Starts a session within `timeoutMs`: Selenium's CDP handshake never settles if the browser
+   * dies half-way, so a start that overruns is abandoned and its process group killed.
+   */
+  static async create(options: SessionOptions, timeoutMs = 30_000): Promise<BrowserSession> {
     const process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath);
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the browser session did not start within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([BrowserSession.open(options, process), overrun]);
+    } catch (err) {
+      process?.kill();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private static async open(options: SessionOptions, process: DriverProcess | undefined): Promise<BrowserSession> {
     let driver: WebDriver | undefined;
     try {
       driver = await new Builder()
@@ -41,14 +67,13 @@ export class BrowserSession {
         .build();
       const cdp = await CdpSession.attach(driver);
       await cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 });
-      await cdp.send('DOMStorage.enable');
-      // Without it, scripts added with Page.addScriptToEvaluateOnNewDocument never run.
-      await cdp.send('Page.enable');
+      // Every request starts with an empty cache anyway (isolation), so none is kept at all
+      // rather than cleared after each request.
+      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
       const tree = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
       const mainWindow = await driver.getWindowHandle();
       return new BrowserSession(driver, cdp, tree.frameTree.frame.id, mainWindow, process);
     } catch (err) {
-      process?.kill();
       if (driver && !process) await driver.quit().catch(() => undefined);
       throw err;
     }
@@ -64,9 +89,14 @@ export class BrowserSession {
   }
 
   /**
-   * Leaves nothing of the last request for the next: extra tabs closed, the page blank, cookies
-   * and cache cleared, and every origin it touched wiped of local and session storage,
-   * IndexedDB, service workers and cache storage.
+   * Leaves nothing of the last request for the next: extra tabs closed, the page stopped,
+   * cookies cleared, and every origin it touched wiped of local and session storage, IndexedDB,
+   * service workers and cache storage. (No HTTP cache is kept at all.)
+   *
+   * The page is stopped by freezing it (no task of it runs again; the next request's navigation
+   * discards it), which costs a quarter of navigating to about:blank. A page with handlers that
+   * run as it is left (pagehide, unload…) is navigated away from instead, so that they run now,
+   * before the wipe, rather than during the next request.
    */
   async reset(origins: Iterable<string>): Promise<void> {
     const handles = await this.driver.getAllWindowHandles();
@@ -77,14 +107,31 @@ export class BrowserSession {
     }
     await this.driver.switchTo().window(this.mainWindow);
     await this.cdp.send('Fetch.disable');
-    const wipes: Array<Promise<unknown>> = [];
-    for (const origin of origins) {
-      wipes.push(this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }).catch(() => undefined));
-      wipes.push(this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }));
+    await this.cdp.send('Page.disable');
+    const leave = await this.cdp.send<{ result: { value?: boolean } }>('Runtime.evaluate', {
+      expression: HAS_LEAVE_HANDLERS,
+      includeCommandLineAPI: true,
+      returnByValue: true,
+    });
+    if (leave.result.value === false) {
+      await this.cdp.send('Page.stopLoading');
+      await this.cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+    } else {
+      await this.driver.get('about:blank');
     }
-    await Promise.all(wipes);
-    await this.driver.get('about:blank');
-    await Promise.all([this.cdp.send('Network.clearBrowserCookies'), this.cdp.send('Network.clearBrowserCache')]);
+    // Session storage lives with the tab: cleared for every origin the request touched. The
+    // domain is on only for this, so renders do not stream storage events.
+    await this.cdp.send('DOMStorage.enable');
+    await Promise.all(
+      [...origins].map((origin) =>
+        this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }).catch(() => undefined),
+      ),
+    );
+    await this.cdp.send('DOMStorage.disable');
+    await Promise.all([
+      this.cdp.send('Network.clearBrowserCookies'),
+      ...[...origins].map((origin) => this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+    ]);
   }
 
   /** A graceful end, falling back to killing the process group. */

@@ -23,7 +23,9 @@ export function chromiumOptions(binary: string | undefined): chrome.Options {
     '--disable-extensions',
     '--disable-default-apps',
     '--disable-breakpad',
-    '--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions',
+    // No back-forward cache: a page left behind must die, not wait frozen in memory, and
+    // leaving it then costs half as much.
+    '--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,BackForwardCache,ProactivelySwapBrowsingInstance',
     '--mute-audio',
     '--no-default-browser-check',
     '--password-store=basic',

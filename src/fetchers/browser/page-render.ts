@@ -13,9 +13,10 @@ const MAX_IFRAMES = 20;
 /** Navigation failures worth another attempt while time remains (the target may come up). */
 const RETRYABLE = /ERR_(CONNECTION_(REFUSED|RESET|CLOSED|FAILED|ABORTED|TIMED_OUT)|EMPTY_RESPONSE|NAME_RESOLUTION_FAILED|ADDRESS_UNREACHABLE|NETWORK_CHANGED|TIMED_OUT)/;
 
+// innerText lays the page out: only asked for when the answer needs the text.
 const CAPTURE_SCRIPT = `return {
   html: document.documentElement ? document.documentElement.outerHTML : '',
-  text: document.body ? document.body.innerText : '',
+  text: arguments[0] && document.body ? document.body.innerText : null,
   url: location.href,
 };`;
 
@@ -50,7 +51,6 @@ export class PageRender {
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
     for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: spec.url.href });
-    if (spec.waitForSelector !== undefined) await this.checkSelector(spec.waitForSelector);
 
     await this.navigate();
     const main = this.recorder.mainResponse;
@@ -74,10 +74,11 @@ export class PageRender {
         if (err instanceof seleniumError.TimeoutError) {
           throw new SelectorTimeoutError(`"${spec.waitForSelector}" did not appear within the ${this.seconds()}-second deadline`);
         }
+        if (err instanceof seleniumError.InvalidSelectorError) throw new InvalidSelectorError(`"${spec.waitForSelector}" is not a valid CSS selector`);
         throw err;
       }
     }
-    const page = (await driver.executeScript(CAPTURE_SCRIPT)) as { html: string; text: string; url: string };
+    const page = (await driver.executeScript(CAPTURE_SCRIPT, spec.wantsText)) as { html: string; text: string | null; url: string };
     return {
       ...(await this.finish(page.url)),
       finalUrl: page.url,
@@ -85,7 +86,7 @@ export class PageRender {
       headers,
       body: Buffer.from(page.html, 'utf8'),
       contentType: 'text/html; charset=utf-8',
-      text: page.text,
+      text: page.text ?? undefined,
     };
   }
 
@@ -95,12 +96,6 @@ export class PageRender {
 
   private seconds(): number {
     return Math.round(this.spec.deadline.budgetMs / 1000);
-  }
-
-  /** An invalid selector is the caller's mistake: found before anything is fetched. */
-  private async checkSelector(selector: string): Promise<void> {
-    const valid = await this.session.driver.executeScript('try { document.querySelector(arguments[0]); return true; } catch (e) { return false; }', selector);
-    if (!valid) throw new InvalidSelectorError(`"${selector}" is not a valid CSS selector`);
   }
 
   /** Loads the page, cut off before the deadline; a failed connection is retried while time remains. */
@@ -116,9 +111,9 @@ export class PageRender {
         // A page that never finishes loading is stopped here and answered with what it has.
         if (!(err instanceof seleniumError.TimeoutError)) throw err;
       }
-      // WebDriver and CDP are separate sockets: a CDP round trip makes sure every network
-      // event Chrome sent before the load finished has been seen.
-      await this.session.cdp.send('Runtime.evaluate', { expression: '0' });
+      // WebDriver and CDP are separate sockets: when the main response has not been seen yet,
+      // a CDP round trip makes sure every event Chrome sent before the load finished has been.
+      if (!this.recorder.mainResponse) await this.session.cdp.send('Runtime.evaluate', { expression: '0' });
       if (this.remaining() <= 0) return;
       if (this.recorder.mainResponse || !RETRYABLE.test(this.recorder.mainFailure ?? '')) return;
     }

@@ -63,6 +63,9 @@ export class RequestInterceptor {
     // WebSocket handshakes never pass through Fetch: the constructor is taken away instead,
     // in every document before its own scripts run.
     if (this.blocked.has('WebSocket')) {
+      // Scripts added for new documents run only while the Page domain is on (the session's
+      // reset turns it off again).
+      await this.cdp.send('Page.enable');
       const { identifier } = await this.cdp.send<{ identifier: string }>('Page.addScriptToEvaluateOnNewDocument', { source: BLOCK_WEBSOCKETS });
       this.scriptId = identifier;
     }

@@ -1,0 +1,99 @@
+// Browser engine benchmark: scrapegate's warm pool against raw Selenium, all in one run on one
+// machine, printed as ratios. Not a timed test: run it with `npm run bench:browser`.
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
+import chrome from 'selenium-webdriver/chrome.js';
+import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
+import { ApiKeyStore } from '../../src/store/api-key-store.js';
+import { migrate, openDatabase } from '../../src/store/database.js';
+import { chromiumPssMb, describeRun, mean, measure, throughput, type Run } from './measure.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMEDRIVER = '/usr/bin/chromedriver';
+const CLIENTS = 6;
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 60);
+const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 150);
+const NAIVE = Number(process.env.BENCH_NAIVE ?? 10);
+
+const PAGE = `<!doctype html><html><head><title>bench</title></head><body><div id="app"></div><script>
+  const ul = document.createElement('ul');
+  for (let i = 0; i < 200; i++) { const li = document.createElement('li'); li.textContent = 'item ' + i; ul.appendChild(li); }
+  document.getElementById('app').appendChild(ul);
+</script></body></html>`;
+
+const target = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
+await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+const pageUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}/`;
+
+// --- scrapegate, warm pool of CLIENTS sessions ---
+const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'bench.sqlite')}`;
+const db = openDatabase(databaseUrl);
+await migrate(db);
+const { key } = await new ApiKeyStore(db.knex).create({ planName: 'business', credits: 1_000_000, maxConcurrency: null });
+await db.close();
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: String(CLIENTS), LOG_LEVEL: 'info', SE_OFFLINE: 'true' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const port = await new Promise<number>((resolve) => {
+  server.stdout!.on('data', (d: Buffer) => {
+    for (const line of d.toString().split('\n')) if (line.includes('"listening"')) resolve(Number(JSON.parse(line).port));
+  });
+});
+const scrape = async () => {
+  const res = await fetch(`http://127.0.0.1:${port}/v2/general?${new URLSearchParams({ 'x-api-key': key, url: pageUrl })}`);
+  const body = await res.text();
+  if (res.status !== 200 || !body.includes('item 199')) throw new Error(`scrapegate answered ${res.status}`);
+};
+
+await measure('warm-up', 30, CLIENTS, scrape);
+const pss30 = chromiumPssMb();
+const a = await measure('(a) scrapegate, warm pool, sequential', SEQUENTIAL, 1, scrape);
+const d = await measure(`(d) scrapegate, ${CLIENTS} concurrent clients`, PARALLEL, CLIENTS, scrape);
+const pssD = chromiumPssMb();
+await measure('top-up to 300 renders', 300 - 30 - SEQUENTIAL - PARALLEL, CLIENTS, scrape);
+const pss300 = chromiumPssMb();
+server.kill('SIGTERM');
+await new Promise((r) => server.on('exit', r));
+
+// --- raw Selenium ---
+const newDriver = (): Promise<WebDriver> =>
+  new Builder().forBrowser(Browser.CHROME).setChromeOptions(chromiumOptions(CHROMIUM)).setChromeService(new chrome.ServiceBuilder(CHROMEDRIVER)).build();
+const render = async (driver: WebDriver) => {
+  await driver.get(pageUrl);
+  const html = String(await driver.executeScript('return document.documentElement.outerHTML'));
+  if (!html.includes('item 199')) throw new Error('raw render incomplete');
+};
+
+const drivers = await Promise.all(Array.from({ length: CLIENTS }, newDriver));
+for (const driver of drivers) for (let i = 0; i < 3; i++) await render(driver);
+const b = await measure('(b) raw warm Selenium session, sequential', SEQUENTIAL, 1, () => render(drivers[0]));
+const e = await measure(`(e) ${CLIENTS} raw warm Selenium sessions in parallel`, PARALLEL, CLIENTS, (client) => render(drivers[client]));
+const pssE = chromiumPssMb();
+await Promise.all(drivers.map((driver) => driver.quit()));
+
+const c = await measure('(c) new Selenium session per request', NAIVE, 1, async () => {
+  const driver = await newDriver();
+  try {
+    await render(driver);
+  } finally {
+    await driver.quit();
+  }
+});
+target.close();
+
+const runs: Run[] = [a, b, c, d, e];
+console.log(`\nbrowser engine benchmark (${new Date().toISOString()}, ${CLIENTS} sessions, Chromium ${CHROMIUM})\n`);
+for (const run of runs) console.log(describeRun(run));
+console.log('');
+console.log(`summed PSS of every Chromium process: scrapegate pool during (d) ${pssD.toFixed(0)} MB; ${CLIENTS} raw sessions during (e) ${pssE.toFixed(0)} MB`);
+console.log(`pool PSS after 300 renders / after 30: ${pss300.toFixed(0)} MB / ${pss30.toFixed(0)} MB = ${(pss300 / pss30).toFixed(2)}`);
+console.log('');
+const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   (target ${target})`);
+ratio('a/b  mean latency, scrapegate vs raw warm session', mean(a.latencies) / mean(b.latencies), '<= 1.3');
+ratio('c/a  mean latency, session per request vs scrapegate', mean(c.latencies) / mean(a.latencies), '>= 8');
+ratio('d/e  throughput, scrapegate vs raw sessions, 6 clients', throughput(d) / throughput(e), '>= 0.9');

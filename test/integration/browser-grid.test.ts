@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { addBrowserPages } from '../helpers/browser-pages.js';
+import { testDatabases } from '../helpers/databases.js';
+import { TestStore } from '../helpers/keys.js';
+import { SeleniumGrid } from '../helpers/selenium-grid.js';
+import { ServerProcess } from '../helpers/server-process.js';
+import { TargetServer } from '../helpers/target-server.js';
+
+describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () {
+  this.timeout(120_000);
+  let grid: SeleniumGrid;
+  let target: TargetServer;
+  let store: TestStore;
+  let server: ServerProcess;
+  before(async () => {
+    grid = await new SeleniumGrid().start();
+    target = await new TargetServer().start();
+    addBrowserPages(target);
+    const databaseUrl = testDatabases()[0].freshUrl();
+    store = await TestStore.open(databaseUrl);
+    server = await new ServerProcess({ DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '1', SELENIUM_REMOTE_URL: grid.url }).start();
+  });
+  after(async () => {
+    await server?.stop();
+    await grid?.stop();
+    await target?.stop();
+    await store?.close();
+  });
+
+  it('renders through the Grid with the CDP features (status, headers, XHRs, blocking)', async () => {
+    expect(server.logs.find((l) => l.msg === 'browser pool ready')).to.include({ grid: true, sessions: 1 });
+    const key = await store.key();
+    const images = target.requestsTo('/img.png').length;
+    const res = await fetch(`${server.base}/v2/extended?${new URLSearchParams([
+      ['x-api-key', key], ['url', target.url('/js-page')], ['wait_for_selector', 'body[data-api]'], ['block_resource', 'image'],
+    ])}`);
+    const body = (await res.json()) as { html: string; status_code: number; headers: Array<{ name: string; value: string }>; xhrs: Array<{ url: string }> };
+    expect(res.status).to.equal(200);
+    expect(body.status_code).to.equal(200);
+    expect(body.html).to.contain('rendered late');
+    expect(body.headers).to.deep.include({ name: 'x-target', value: 'browser' });
+    expect(body.xhrs.map((x) => new URL(x.url).pathname)).to.include('/api/data');
+    expect(target.requestsTo('/img.png').length).to.equal(images);
+  });
+});
