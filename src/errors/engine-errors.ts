@@ -31,7 +31,15 @@ export class InvalidSelectorError extends EngineError {}
 export class AntiBotDetectedError extends EngineError {}
 
 /** The browser itself failed (crashed, killed, lost its driver): scrapegate's failure, not the target's. */
-export class BrowserFailureError extends EngineError {}
+export class BrowserFailureError extends EngineError {
+  constructor(
+    message: string,
+    /** Whether the target had been sent the request before the failure. */
+    readonly targetContacted: boolean,
+  ) {
+    super(message);
+  }
+}
 
 /** The engine asked for is not available on this server. */
 export class EngineUnavailableError extends EngineError {}

@@ -4,7 +4,6 @@ import {
   DeadlineExceededError,
   EngineError,
   EngineUnavailableError,
-  TargetForbiddenError,
   TargetTooLargeError,
   TargetUnreachableError,
 } from '../errors/engine-errors.js';
@@ -109,7 +108,6 @@ export class PlainFetcher implements Fetcher {
     if (err instanceof EngineError) return err;
     const cause = err instanceof RequestError ? err.cause : undefined;
     if (cause instanceof EngineError) return cause;
-    if (cause instanceof TargetForbiddenError) return cause;
     const seconds = Math.round(spec.deadline.budgetMs / 1000);
     if (spec.deadline.expired || (err as { code?: string })?.code === 'ETIMEDOUT') {
       return new DeadlineExceededError(`no answer from the target within the ${seconds}-second deadline`);

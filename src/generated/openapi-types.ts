@@ -39,8 +39,9 @@ export interface paths {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -55,7 +56,9 @@ export interface paths {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -68,7 +71,8 @@ export interface paths {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -121,8 +125,9 @@ export interface paths {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -137,7 +142,9 @@ export interface paths {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -150,7 +157,8 @@ export interface paths {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -444,7 +452,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A failure inside scrapegate (rare). Nothing is charged. */
+        /** @description A failure inside scrapegate (rare), such as a browser that crashed while rendering. Nothing is charged; retrying is safe. */
         InternalError: {
             headers: {
                 [name: string]: unknown;
@@ -500,8 +508,9 @@ export interface components {
         /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
         ApiKeyHeader: string;
         /**
-         * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-         *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+         * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+         *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+         *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
          */
         Browser: boolean;
         /**
@@ -511,7 +520,9 @@ export interface components {
         Cookies: components["schemas"]["CookieString"];
         /**
          * @description Base64-encoded JavaScript run once the page has loaded, before
-         *     `wait_for_selector` is awaited. Works only with `browser=true`.
+         *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+         *     for the result). A snippet that throws does not fail the request. Works
+         *     only with `browser=true`.
          */
         JsSnippet: components["schemas"]["Base64"];
         /** @description The kind of upstream proxy the request leaves through. */
@@ -524,7 +535,8 @@ export interface components {
         ProxyCountry: components["schemas"]["CountryCode"];
         /**
          * @description A CSS selector to wait for before answering. If it never appears within
-         *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+         *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+         *     valid CSS gets HTTP 422. Works only with `browser=true`.
          */
         WaitForSelector: components["schemas"]["CssSelector"];
         /** @description Return the page's readable text instead of its HTML. */
@@ -585,8 +597,9 @@ export interface operations {
                  */
                 "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -596,7 +609,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -609,7 +624,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /** @description Return the page's readable text instead of its HTML. */
@@ -704,8 +720,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -720,7 +737,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -733,7 +752,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -786,8 +806,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -802,7 +823,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -815,7 +838,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -873,8 +897,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -889,7 +914,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -902,7 +929,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -960,8 +988,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -976,7 +1005,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -989,7 +1020,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -1047,8 +1079,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -1063,7 +1096,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -1076,7 +1111,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -1129,8 +1165,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -1145,7 +1182,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -1158,7 +1197,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -1216,8 +1256,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -1232,7 +1273,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -1245,7 +1288,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**
@@ -1303,8 +1347,9 @@ export interface operations {
                  */
                 url: components["parameters"]["Url"];
                 /**
-                 * @description Render the page in a headless Chrome (`true`) or fetch it with plain HTTP
-                 *     (`false`). `True`/`False` and `1`/`0` are accepted too.
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
                  */
                 browser?: components["parameters"]["Browser"];
                 /**
@@ -1319,7 +1364,9 @@ export interface operations {
                 cookies?: components["parameters"]["Cookies"];
                 /**
                  * @description Base64-encoded JavaScript run once the page has loaded, before
-                 *     `wait_for_selector` is awaited. Works only with `browser=true`.
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /** @description The kind of upstream proxy the request leaves through. */
@@ -1332,7 +1379,8 @@ export interface operations {
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
-                 *     the deadline the answer is HTTP 404. Works only with `browser=true`.
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
                  */
                 wait_for_selector?: components["parameters"]["WaitForSelector"];
                 /**

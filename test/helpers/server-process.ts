@@ -19,6 +19,10 @@ export class ServerProcess {
 
   constructor(private readonly env: Record<string, string>) {}
 
+  get pid(): number {
+    return this.child?.pid ?? 0;
+  }
+
   get base(): string {
     return `http://127.0.0.1:${this.port}`;
   }

@@ -25,6 +25,19 @@ export class BrowserFetcher implements Fetcher {
     if (spec.proxy) throw new EngineUnavailableError('upstream proxies are not supported by the browser engine yet');
     if (spec.waitForSelector !== undefined) assertValidSelector(spec.waitForSelector);
     await this.policy.checkTarget(spec.url);
+    try {
+      return await this.renderOnce(spec);
+    } catch (err) {
+      // A session that died while idle fails before the target is contacted: the request is
+      // innocent, so it gets one more session. Once the target has been asked, never again (a
+      // POST must not be sent twice).
+      if (!(err instanceof BrowserFailureError) || err.targetContacted || spec.deadline.expired) throw err;
+      this.logger.warn('browser session failed before navigating; retrying on another');
+      return await this.renderOnce(spec);
+    }
+  }
+
+  private async renderOnce(spec: FetchSpec): Promise<FetchedPage> {
     const session = await this.pool.acquire(spec.deadline);
     const render = new PageRender(session, spec, this.logger.child({ session: session.id }));
     let healthy = false;
@@ -35,7 +48,7 @@ export class BrowserFetcher implements Fetcher {
     } catch (err) {
       // The target's failures leave the session sound; anything else retires it.
       healthy = err instanceof EngineError && !(err instanceof DeadlineExceededError) && session.alive;
-      throw this.translate(err, spec.deadline);
+      throw this.translate(err, spec.deadline, render.recorder.mainRequestId !== undefined);
     } finally {
       render.stop();
       this.pool.release(session, { healthy, origins: render.origins });
@@ -46,14 +59,14 @@ export class BrowserFetcher implements Fetcher {
     await this.pool.close();
   }
 
-  private translate(err: unknown, deadline: Deadline): Error {
+  private translate(err: unknown, deadline: Deadline, targetContacted: boolean): Error {
     if (err instanceof EngineError) return err;
     if (err instanceof seleniumError.TimeoutError || err instanceof seleniumError.ScriptTimeoutError || deadline.expired) {
       return new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
     }
     if (err instanceof seleniumError.WebDriverError || err instanceof CdpError) {
       this.logger.error({ err }, 'browser failure during render');
-      return new BrowserFailureError('the browser failed while rendering');
+      return new BrowserFailureError('the browser failed while rendering', targetContacted);
     }
     return err instanceof Error ? err : new Error(String(err));
   }
