@@ -1,45 +1,46 @@
 import { execFileSync } from 'node:child_process';
 
-/** PIDs of running headless Chromium browser processes (not zombies) on this machine. */
-export function chromiumPids(): number[] {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
-  } catch {
-    return [];
-  }
-  return out
-    .split('\n')
-    .map((line) => line.trim().match(/^(\d+)\s+(\S+)\s+(.*)$/))
-    .filter((m): m is RegExpMatchArray => m !== null && !m[2].startsWith('Z') && /chromium/.test(m[3]) && m[3].includes('--headless'))
-    .map((m) => Number(m[1]));
+interface ProcessRow {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  stat: string;
+  args: string;
 }
 
-function psRows(): Array<{ pid: number; ppid: number; pgid: number; stat: string; comm: string }> {
+/** Every process on the machine, zombies (stat Z) left out. */
+function livingProcesses(): ProcessRow[] {
   let out = '';
   try {
-    out = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,comm='], { encoding: 'utf8' });
+    out = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' });
   } catch {
     return [];
   }
   return out
     .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter((f) => f.length >= 5)
-    .map(([pid, ppid, pgid, stat, comm]) => ({ pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), stat, comm }));
+    .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/))
+    .filter((m): m is RegExpMatchArray => m !== null && !m[4].startsWith('Z'))
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), stat: m[4], args: m[5] }));
+}
+
+/** PIDs of running headless Chromium processes on this machine. */
+export function chromiumPids(): number[] {
+  return livingProcesses()
+    .filter((p) => /chromium/.test(p.args) && p.args.includes('--headless'))
+    .map((p) => p.pid);
 }
 
 /** The process groups of a server's browser sessions: each chromedriver it started leads one. */
 export function sessionGroupsOf(serverPid: number): number[] {
-  return psRows()
-    .filter((r) => r.ppid === serverPid && r.comm.startsWith('chromedriver') && !r.stat.startsWith('Z'))
-    .map((r) => r.pgid);
+  return livingProcesses()
+    .filter((p) => p.ppid === serverPid && /chromedriver/.test(p.args))
+    .map((p) => p.pgid);
 }
 
-/** Live (non-zombie) processes in any of the groups. */
+/** Living processes in any of the groups. */
 export function livingIn(groups: number[]): number[] {
   const wanted = new Set(groups);
-  return psRows()
-    .filter((r) => wanted.has(r.pgid) && !r.stat.startsWith('Z'))
-    .map((r) => r.pid);
+  return livingProcesses()
+    .filter((p) => wanted.has(p.pgid))
+    .map((p) => p.pid);
 }
