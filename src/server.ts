@@ -12,6 +12,7 @@ import { BrowserSession } from './fetchers/browser/browser-session.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
 import type { Fetcher } from './fetchers/fetcher.js';
 import { PlainFetcher } from './fetchers/plain-fetcher.js';
+import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
 import { createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
@@ -20,9 +21,6 @@ import { ApiKeyStore } from './store/api-key-store.js';
 import { CreditStore } from './store/credit-store.js';
 import { migrate, openDatabase } from './store/database.js';
 import { LeaseStore } from './store/lease-store.js';
-
-export const USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
 
 async function startBrowserEngine(config: Config, policy: TargetPolicy, logger: Logger): Promise<Fetcher | undefined> {
   const { browser } = config;

@@ -8,7 +8,7 @@ import {
   TargetUnreachableError,
 } from '../errors/engine-errors.js';
 import type { TargetPolicy } from '../egress/target-policy.js';
-import { connectRetryDelays } from './retry-delays.js';
+import { connectRetryDelays, pause } from './retry-delays.js';
 import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
 
 export interface PlainFetcherOptions {
@@ -33,7 +33,7 @@ export class PlainFetcher implements Fetcher {
     const idempotent = spec.method !== 'POST';
     let lastError: unknown;
     for (const delay of connectRetryDelays(spec.deadline)) {
-      if (delay > 0) await sleep(delay, spec.deadline.signal);
+      if (delay > 0) await pause(delay, spec.deadline.signal);
       if (spec.deadline.expired) break;
       try {
         return await this.once(spec);
@@ -132,14 +132,4 @@ function describe(code: string | undefined, message: string): string {
     default:
       return code ? `network error ${code}` : message.replace(/https?:\/\/\S+/g, '<url>');
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
-  });
 }

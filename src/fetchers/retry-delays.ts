@@ -12,3 +12,15 @@ export function* connectRetryDelays(deadline: Deadline): Generator<number> {
     delay = delay === 0 ? 100 : Math.min(delay * 2, 2000);
   }
 }
+
+/** Waits `ms`, or less if `signal` aborts first (the deadline passing ends the wait, not the caller). */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

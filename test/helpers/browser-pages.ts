@@ -52,8 +52,6 @@ export function addBrowserPages(t: TargetServer): { upgrades: IncomingMessage[] 
        addEventListener('pagehide', () => { localStorage.setItem('leak', 'pagehide'); document.cookie = 'leak=pagehide; path=/'; });
      </script><p>leaving</p>`,
   )));
-  t.route('/popup', send(html('<script>setInterval(() => fetch("/beacon"), 100);</script>')));
-  t.route('/beacon', (_req, res) => void res.writeHead(204).end());
   t.route('/cacheable.png', (_req, res) => void res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'public, max-age=3600' }).end(Buffer.from('89504e470d0a1a0a', 'hex')));
   t.route('/isolation-read', send(html(
     `<img src="/cacheable.png"><script>

@@ -65,10 +65,6 @@ export class BrowserPool {
     };
   }
 
-  sessions(): BrowserSession[] {
-    return [...this.all];
-  }
-
   acquire(deadline: Deadline): Promise<BrowserSession> {
     if (this.closed) return Promise.reject(new Error('the browser pool is closed'));
     let session: BrowserSession | undefined;

@@ -1,7 +1,5 @@
 import chrome from 'selenium-webdriver/chrome.js';
-
-export const BROWSER_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+import { USER_AGENT } from '../user-agent.js';
 
 /**
  * Chromium as a server-side renderer: headless, as root (no sandbox), no GPU, and none of the
@@ -31,7 +29,7 @@ export function chromiumOptions(binary: string | undefined): chrome.Options {
     '--password-store=basic',
     '--proxy-bypass-list=<-loopback>',
     '--window-size=1366,768',
-    `--user-agent=${BROWSER_USER_AGENT}`,
+    `--user-agent=${USER_AGENT}`,
   );
   options.setPageLoadStrategy('normal');
   return options;

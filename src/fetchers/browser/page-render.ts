@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { By, error as seleniumError, until, type WebElement } from 'selenium-webdriver';
 import { DeadlineExceededError, InvalidSelectorError, SelectorTimeoutError, TargetUnreachableError } from '../../errors/engine-errors.js';
 import type { FetchedPage, FetchSpec, IframeRecord } from '../fetcher.js';
-import { connectRetryDelays } from '../retry-delays.js';
+import { connectRetryDelays, pause } from '../retry-delays.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
 import { RequestInterceptor } from './request-interceptor.js';
@@ -102,7 +102,7 @@ export class PageRender {
   private async navigate(): Promise<void> {
     const { driver } = this.session;
     for (const delay of connectRetryDelays(this.spec.deadline)) {
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (delay > 0) await pause(delay, this.spec.deadline.signal);
       if (this.remaining() <= 0) return;
       await driver.manage().setTimeouts({ pageLoad: Math.max(1, this.remaining()), script: Math.max(1, this.remaining()) });
       try {
