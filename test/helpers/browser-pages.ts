@@ -22,6 +22,17 @@ export function addBrowserPages(t: TargetServer): { upgrades: IncomingMessage[] 
     { 'x-target': 'browser', 'set-cookie': 'server_cookie=1; Path=/' },
   ));
   t.route('/frame', send(html('<b>inside the frame</b>')));
+  // A text track loads once its track is showing; the page says when it has settled either way.
+  t.route('/track-page', send(html(
+    `<video id="v" src="/clip.webm"><track id="t" kind="captions" src="/captions.vtt" default></video>
+     <script>
+       const t = document.getElementById('t');
+       t.track.mode = 'showing';
+       const done = () => { const p = document.createElement('p'); p.id = 'done'; document.body.appendChild(p); };
+       t.addEventListener('load', done); t.addEventListener('error', done); setTimeout(done, 1500);
+     </script>`,
+  )));
+  t.route('/captions.vtt', (_req, res) => void res.writeHead(200, { 'content-type': 'text/vtt' }).end('WEBVTT\n\n00:00.000 --> 00:01.000\nhello\n'));
   t.route('/img.png', (_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('89504e470d0a1a0a', 'hex')));
   t.route('/style.css', (_req, res) => void res.writeHead(200, { 'content-type': 'text/css' }).end('body { color: black; }'));
   t.route('/app.js', (_req, res) => void res.writeHead(200, { 'content-type': 'application/javascript' }).end('window.appLoaded = true;'));

@@ -91,6 +91,19 @@ for (const database of testDatabases()) {
       expect(s.target.requestsTo('/frame').length).to.equal(frames);
     });
 
+    it('block_resource takes all 13 types at once, including those Chrome cannot filter on (texttrack, manifest)', async () => {
+      const tracks = () => s.target.requestsTo('/captions.vtt').length;
+      const allowed = await render('/track-page', [['wait_for_selector', '#done']]);
+      expect(allowed.status).to.equal(200);
+      expect(tracks()).to.equal(1);
+      const types = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other'];
+      const all = await render('/js-page', types.map((t) => ['block_resource', t] as [string, string]));
+      expect(all.status).to.equal(200);
+      const trackOnly = await render('/track-page', [['block_resource', 'texttrack'], ['wait_for_selector', '#done']]);
+      expect(trackOnly.status).to.equal(200);
+      expect(tracks()).to.equal(1);
+    });
+
     it('block_resource=websocket stops the handshake in the browser', async () => {
       await render('/websocket-page');
       expect(upgrades.length).to.equal(1);

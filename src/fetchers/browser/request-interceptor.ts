@@ -18,6 +18,9 @@ const CDP_TYPES: Record<ResourceType, string[]> = {
   other: ['Other', 'Ping', 'Prefetch', 'CSPViolationReport', 'SignedExchange', 'Preflight'],
 };
 
+/** The types Chrome (156) accepts in a Fetch.enable filter. */
+const FILTERABLE = new Set(['Document', 'Stylesheet', 'Image', 'Media', 'Font', 'Script', 'XHR', 'Fetch', 'EventSource', 'Ping', 'CSPViolationReport', 'Other']);
+
 const BLOCK_WEBSOCKETS = `Object.defineProperty(window, 'WebSocket', {
   configurable: false,
   writable: false,
@@ -32,10 +35,15 @@ export interface MainRequestRewrite {
 
 interface PausedRequest {
   requestId: string;
+  /** The Network domain's id of the same request. */
+  networkId?: string;
   request: { url: string; method: string; headers: Record<string, string> };
   resourceType: string;
   frameId?: string;
 }
+
+/** How long an ambiguous paused request waits for the Network domain to name its type. */
+const NAMING_WAIT_MS = 200;
 
 /**
  * CDP `Fetch` interception for one render: blocked resource types fail inside the browser
@@ -49,6 +57,11 @@ export class RequestInterceptor {
   private scriptId: string | undefined;
   private off: (() => void) | undefined;
   private readonly blocked: Set<string>;
+  /** Blocked types the Fetch layer reports coarsely (a text track as Media, a manifest as Other). */
+  private readonly needsNetworkType: boolean;
+  private readonly networkTypes = new Map<string, string>();
+  private readonly awaitingType = new Map<string, PausedRequest>();
+  private offNetwork: (() => void) | undefined;
 
   constructor(
     private readonly cdp: CdpSession,
@@ -57,6 +70,7 @@ export class RequestInterceptor {
     private readonly rewrite: MainRequestRewrite | undefined,
   ) {
     this.blocked = new Set(block.flatMap((t) => CDP_TYPES[t]));
+    this.needsNetworkType = [...this.blocked].some((t) => t !== 'WebSocket' && !FILTERABLE.has(t));
   }
 
   async enable(): Promise<void> {
@@ -73,11 +87,21 @@ export class RequestInterceptor {
     if (this.rewrite) types.add('Document');
     if (types.size === 0) return;
     this.off = this.cdp.on('Fetch.requestPaused', (p) => this.onPaused(p as unknown as PausedRequest));
-    await this.cdp.send('Fetch.enable', { patterns: [...types].map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' })) });
+    // Chrome's Fetch layer neither filters on nor reports some types (a text track pauses as
+    // Media, a manifest as Other): blocking one of those pauses every request, and an ambiguous
+    // one waits until the Network domain has named its type.
+    if (this.needsNetworkType) {
+      this.offNetwork = this.cdp.on('Network.requestWillBeSent', (p) => this.named(String(p.requestId), String(p.type)));
+    }
+    const patterns = this.needsNetworkType
+      ? [{ urlPattern: '*', requestStage: 'Request' }]
+      : [...types].map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' }));
+    await this.cdp.send('Fetch.enable', { patterns });
   }
 
   stop(): void {
     this.off?.();
+    this.offNetwork?.();
     if (this.scriptId) this.cdp.post('Page.removeScriptToEvaluateOnNewDocument', { identifier: this.scriptId });
   }
 
@@ -93,7 +117,29 @@ export class RequestInterceptor {
       });
       return;
     }
-    if (!mainDocument && this.blocked.has(p.resourceType)) {
+    if (!mainDocument && this.needsNetworkType && (p.resourceType === 'Media' || p.resourceType === 'Other') && p.networkId) {
+      const type = this.networkTypes.get(p.networkId);
+      if (type === undefined) {
+        this.awaitingType.set(p.networkId, p);
+        setTimeout(() => this.named(p.networkId!, p.resourceType), NAMING_WAIT_MS);
+        return;
+      }
+      return this.decide(p, type);
+    }
+    this.decide(p, mainDocument ? undefined : p.resourceType);
+  }
+
+  private named(networkId: string, type: string): void {
+    this.networkTypes.set(networkId, type);
+    const waiting = this.awaitingType.get(networkId);
+    if (!waiting) return;
+    this.awaitingType.delete(networkId);
+    this.decide(waiting, type);
+  }
+
+  /** `type` undefined: never blocked (the main document). */
+  private decide(p: PausedRequest, type: string | undefined): void {
+    if (type !== undefined && this.blocked.has(type)) {
       this.blockedCount++;
       this.cdp.post('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' });
       return;
