@@ -7,9 +7,13 @@ work=$(mktemp -d)
 export BROWSER_POOL_SIZE="${BROWSER_POOL_SIZE:-2}" SE_OFFLINE=true SE_AVOID_STATS=true
 export DATABASE_URL="sqlite:$work/contract.sqlite" ALLOW_PRIVATE_TARGETS=true LOG_LEVEL=warn HOST=127.0.0.1
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-PORT=$port node --import tsx src/index.ts > "$work/server.log" 2>&1 &
+# The documented examples ask for proxy_country=US: a real upstream proxy on loopback serves it.
+node --import tsx contract-tests/upstream-proxy.ts "$work/proxies.json" > "$work/proxy.log" 2>&1 &
+proxy=$!
+for _ in $(seq 1 100); do [ -s "$work/proxies.json" ] && break; sleep 0.1; done
+PROXY_CONFIG="$work/proxies.json" PORT=$port node --import tsx src/index.ts > "$work/server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $server $proxy 2>/dev/null; wait $server $proxy 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 1 300); do
   curl -sf "http://127.0.0.1:$port/openapi.json" >/dev/null && break
   sleep 0.2

@@ -13,6 +13,10 @@ try {
 }
 const logger = createLogger(config.logLevel);
 const server = await startServer(config, logger).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
   logger.fatal({ err }, 'could not start');
   process.exit(1);
 });

@@ -1,9 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { OpenApiRouter } from './api/openapi-router.js';
 import { loadCatalog } from './config/catalog.js';
 import type { Config } from './config/config.js';
+import { AddressPolicy, OwnPorts } from './egress/address-policy.js';
+import { WallDetector } from './egress/antibot/wall-detector.js';
+import { Egress } from './egress/egress.js';
+import { loadProxyCatalog } from './egress/proxy-config.js';
+import { ProxyPool } from './egress/proxy-pool.js';
 import { DirectEgress } from './egress/proxy-provider.js';
 import { TargetPolicy } from './egress/target-policy.js';
 import { BrowserFetcher } from './fetchers/browser/browser-fetcher.js';
@@ -22,18 +28,36 @@ import { CreditStore } from './store/credit-store.js';
 import { migrate, openDatabase } from './store/database.js';
 import { LeaseStore } from './store/lease-store.js';
 
-async function startBrowserEngine(config: Config, policy: TargetPolicy, logger: Logger): Promise<Fetcher | undefined> {
+async function startBrowserEngine(config: Config, ownPorts: OwnPorts, logger: Logger): Promise<Fetcher | undefined> {
   const { browser } = config;
   if (browser.poolSize === 0) return undefined;
+  const sessionOptions = {
+    chromiumPath: browser.chromiumPath,
+    chromedriverPath: browser.chromedriverPath,
+    remoteUrl: browser.remoteUrl,
+    gatewayHost: browser.gatewayHost,
+    ownPorts,
+  };
   const pool = new BrowserPool(
-    () => BrowserSession.create({ chromiumPath: browser.chromiumPath, chromedriverPath: browser.chromedriverPath, remoteUrl: browser.remoteUrl }),
+    () => BrowserSession.create(sessionOptions),
     { size: browser.poolSize, maxPages: browser.maxPages, maxMemoryMb: browser.maxMemoryMb, memoryCheckEvery: 10 },
     logger,
   );
   const started = Date.now();
   await pool.start();
   logger.info({ sessions: pool.stats.size, ms: Date.now() - started, grid: browser.remoteUrl !== undefined }, 'browser pool ready');
-  return new BrowserFetcher(pool, policy, logger);
+  return new BrowserFetcher(pool, { maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects }, logger);
+}
+
+/**
+ * A request Node's parser refuses (CR or LF inside a header value, control characters, a broken
+ * request line) never reaches express: it still gets the API's error shape.
+ */
+function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify({ detail: 'The request is not well-formed HTTP (a header may hold a CR, LF or control character).' });
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 export interface RunningServer {
@@ -44,20 +68,23 @@ export interface RunningServer {
 /** Builds every part from the config, migrates the database and listens. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const catalog = loadCatalog(config.plansConfigPath);
+  const proxies = loadProxyCatalog(config.proxyConfigPath);
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
   const keys = new ApiKeyStore(db.knex);
-  const policy = new TargetPolicy(config.allowPrivateTargets);
+  const ownPorts = new OwnPorts();
+  const policy = new TargetPolicy(new AddressPolicy({ allowPrivate: config.allowPrivateTargets, allowCidrs: config.targetAllowCidrs, ownPorts }));
   const engines = new EngineRegistry({
-    plain: new PlainFetcher({ policy, maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects, userAgent: USER_AGENT }),
-    browser: await startBrowserEngine(config, policy, logger),
+    plain: new PlainFetcher({ maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects, userAgent: USER_AGENT }),
+    browser: await startBrowserEngine(config, ownPorts, logger),
   });
   const service = new ScrapeService({
     keys,
     credits: new CreditStore(db.knex),
     leases: new LeaseStore(db.knex),
     engines,
-    proxies: new DirectEgress(),
+    egress: new Egress(policy, proxies ? new ProxyPool(proxies) : new DirectEgress(), logger),
+    walls: WallDetector.default(),
     costs: catalog.costs,
     leaseGraceMs: config.leaseGraceMs,
     logger,
@@ -68,8 +95,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const app = createApp({ router, spec, logger, maxRequestBodyBytes: config.maxRequestBodyBytes });
 
   const server = app.listen(config.port, config.host);
+  server.on('clientError', answerMalformedRequest);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  ownPorts.add(port);
   logger.info({ port, host: config.host, database: db.dialect }, 'listening');
   if ((await keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
+import { parseCidrList, type Cidr } from '../egress/address-policy.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -16,6 +17,18 @@ const schema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
+  TARGET_ALLOW_CIDRS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parseCidrList(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  BROWSER_GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   PROXY_CONFIG: z.string().min(1).optional(),
   PLANS_CONFIG: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -46,6 +59,8 @@ export interface Config {
   /** `sqlite:<path>` or `mysql://…`; the SQLite default lives under DATA_DIR. */
   databaseUrl: string;
   allowPrivateTargets: boolean;
+  /** Ranges allowed as targets although not public, e.g. 127.0.0.2/32 for tests with the policy on. */
+  targetAllowCidrs: Cidr[];
   proxyConfigPath: string | undefined;
   plansConfigPath: string | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
@@ -68,6 +83,8 @@ export interface BrowserConfig {
   chromedriverPath: string;
   /** A Selenium Grid to run the sessions on instead of local chromedriver processes. */
   remoteUrl: string | undefined;
+  /** Where each session's egress gateway listens (the browsers must reach it there). */
+  gatewayHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -85,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/$/, '')}/scrapegate.sqlite`,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
+    targetAllowCidrs: e.TARGET_ALLOW_CIDRS,
     proxyConfigPath: e.PROXY_CONFIG,
     plansConfigPath: e.PLANS_CONFIG,
     logLevel: e.LOG_LEVEL,
@@ -99,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       chromiumPath: e.CHROMIUM_PATH,
       chromedriverPath: e.CHROMEDRIVER_PATH,
       remoteUrl: e.SELENIUM_REMOTE_URL,
+      gatewayHost: e.BROWSER_GATEWAY_HOST,
     },
   };
 }

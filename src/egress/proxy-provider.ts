@@ -1,23 +1,24 @@
 import type { ProxyType } from '../config/catalog.js';
-
-export interface ProxyEndpoint {
-  /** http://user:pass@host:port */
-  url: string;
-  type: ProxyType;
-  country: string;
-}
+import { ProxyUnavailableError } from '../errors/engine-errors.js';
+import { EgressRoute } from './egress-route.js';
 
 /**
- * Picks the upstream proxy for one request: one method, so a file-configured pool, a vendor API
- * or direct egress can stand behind it.
+ * Chooses where one request leaves from: one method, so a file-configured pool, a vendor's API
+ * or direct egress can stand behind it. Throws ProxyUnavailableError for a choice it cannot serve.
  */
 export interface ProxyProvider {
-  proxyFor(type: ProxyType, country: string | undefined): Promise<ProxyEndpoint | undefined>;
+  route(type: ProxyType, country: string | undefined): EgressRoute;
 }
 
-/** No upstream proxy: requests leave from this machine. The default until proxies are configured. */
+/** No PROXY_CONFIG: traffic leaves from this machine, and asking for a proxy is an invalid value. */
 export class DirectEgress implements ProxyProvider {
-  async proxyFor(): Promise<undefined> {
-    return undefined;
+  route(type: ProxyType, country: string | undefined): EgressRoute {
+    if (country !== undefined) {
+      throw new ProxyUnavailableError('proxy_country', 'no upstream proxies are configured on this server: leave proxy_country unset');
+    }
+    if (type !== 'datacenter') {
+      throw new ProxyUnavailableError('proxy_type', `no ${type} proxies are configured on this server: leave proxy_type unset`);
+    }
+    return EgressRoute.direct(type);
   }
 }

@@ -1,63 +1,79 @@
-import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import dns from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-import { TargetForbiddenError } from '../errors/engine-errors.js';
+import { EgressError, TargetForbiddenError } from '../errors/engine-errors.js';
+import type { AddressPolicy } from './address-policy.js';
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+export interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemLookup: Lookup = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** `[::1]` → `::1`: URL hosts keep IPv6 brackets, addresses do not. */
+export function bareHost(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+}
+
+export function defaultPort(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
 
 /**
- * Which targets scrapegate may reach. By default only public unicast addresses: a scraping API
- * that fetches loopback or private addresses hands its callers the operator's internal network.
- * The check runs on the resolved address of every connection (redirects included), so a
- * hostname cannot pass the check and then resolve somewhere else.
+ * Which targets scrapegate may reach. The scheme is checked on the URL; everything else on the
+ * addresses a name resolves to, once, by scrapegate: the engines then connect to exactly those
+ * checked addresses (see EgressContext), so nothing can resolve differently between the check
+ * and the connection (DNS rebinding), and no decision is ever made from the hostname's spelling.
  */
 export class TargetPolicy {
-  constructor(private readonly allowPrivate: boolean) {}
+  constructor(
+    readonly addresses: AddressPolicy,
+    private readonly lookup: Lookup = systemLookup,
+  ) {}
 
-  /** Checks what can be checked before connecting: the scheme and an IP-literal host. */
-  checkUrl(url: URL): void {
+  /** Only http and https, whatever any setting says (no file:, chrome:, data:, javascript: …). */
+  checkScheme(url: URL): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TargetForbiddenError(`only http and https URLs can be scraped, not ${url.protocol}`);
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && !this.isAllowedAddress(host)) {
-      throw new TargetForbiddenError(`${host} is a private or reserved address`);
+  }
+
+  /** The scheme, then the host's addresses: what the URL itself would reach. */
+  async checkUrl(url: URL): Promise<CheckedAddress[]> {
+    this.checkScheme(url);
+    return this.resolve(url.hostname, defaultPort(url));
+  }
+
+  /** The addresses of `host` that may be connected to on `port`; throws when there are none. */
+  async resolve(host: string, port: number): Promise<CheckedAddress[]> {
+    const bare = bareHost(host);
+    const family = isIP(bare);
+    if (family !== 0) {
+      const refusal = this.addresses.refusal(bare, port);
+      if (refusal) throw new TargetForbiddenError(refusal);
+      return [{ address: bare, family: family as 4 | 6 }];
     }
-  }
-
-  /**
-   * checkUrl plus the resolved addresses of a hostname, for engines that resolve names
-   * themselves (Chromium): a check before the fact, as the browser does its own lookups.
-   */
-  async checkTarget(url: URL): Promise<void> {
-    this.checkUrl(url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (this.allowPrivate || isIP(host)) return;
-    await new Promise<void>((resolve, reject) => {
-      this.lookup(host, { all: true }, (err) => (err && err instanceof TargetForbiddenError ? reject(err) : resolve()));
-    });
-  }
-
-  isAllowedAddress(address: string): boolean {
-    if (this.allowPrivate) return true;
-    if (!ipaddr.isValid(address)) return false;
-    let parsed = ipaddr.parse(address);
-    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-      parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    let found: Array<{ address: string; family: number }>;
+    try {
+      found = await this.lookup(bare);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAI_AGAIN') throw new EgressError('unreachable', `the host ${bare} could not be resolved right now`, { cause: err });
+      throw new EgressError('dns', `the host ${bare} does not resolve`, { cause: err });
     }
-    return parsed.range() === 'unicast';
+    const allowed: CheckedAddress[] = [];
+    let firstRefusal: string | undefined;
+    for (const a of found) {
+      const refusal = this.addresses.refusal(a.address, port);
+      if (refusal) firstRefusal ??= refusal;
+      else allowed.push({ address: a.address, family: a.family === 6 ? 6 : 4 });
+    }
+    if (allowed.length === 0) {
+      if (firstRefusal) throw new TargetForbiddenError(`${bare} resolves to ${firstRefusal.replace(/ is /, ', ')}`);
+      throw new EgressError('dns', `the host ${bare} does not resolve`);
+    }
+    return allowed;
   }
-
-  /** A drop-in for dns.lookup that refuses to hand out a forbidden address. */
-  readonly lookup = (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const allowed = addresses.filter((a) => this.isAllowedAddress(a.address));
-      if (allowed.length === 0) {
-        return callback(new TargetForbiddenError(`${hostname} resolves to a private or reserved address`), []);
-      }
-      if (options.all) return callback(null, allowed);
-      callback(null, allowed[0].address, allowed[0].family);
-    });
-  };
 }

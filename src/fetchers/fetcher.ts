@@ -1,4 +1,4 @@
-import type { ProxyEndpoint } from '../egress/proxy-provider.js';
+import type { EgressContext } from '../egress/egress-context.js';
 import type { Deadline } from './deadline.js';
 
 export type ForwardedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -34,7 +34,8 @@ export interface FetchSpec {
   body: Buffer | undefined;
   cookies: Cookie[];
   deadline: Deadline;
-  proxy: ProxyEndpoint | undefined;
+  /** The only way to the target: checked addresses, through the request's proxy if it has one. */
+  egress: EgressContext;
   returnPageSource: boolean;
   jsSnippet: string | undefined;
   waitForSelector: string | undefined;

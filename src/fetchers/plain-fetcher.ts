@@ -1,50 +1,40 @@
 import got, { RequestError, type Response } from 'got';
 import { CookieJar } from 'tough-cookie';
-import {
-  DeadlineExceededError,
-  EngineError,
-  EngineUnavailableError,
-  TargetTooLargeError,
-  TargetUnreachableError,
-} from '../errors/engine-errors.js';
-import type { TargetPolicy } from '../egress/target-policy.js';
+import { egressAgents } from '../egress/egress-agent.js';
+import { fromNodeError } from '../egress/egress-failures.js';
+import { DeadlineExceededError, EgressError, EngineError, TargetTooLargeError, TargetUnreachableError } from '../errors/engine-errors.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
 import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
+import { MAX_TARGET_HEADERS } from './target-limits.js';
 
 export interface PlainFetcherOptions {
-  policy: TargetPolicy;
   maxBodyBytes: number;
   maxRedirects: number;
   userAgent: string;
 }
-
-/** Errors raised before the request could have reached the target: safe to retry for any method. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
-/** Errors that may come after the request was sent: retried only for idempotent methods. */
-const TRANSPORT_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'HPE_INVALID_CONSTANT']);
 
 /** The `browser=false` engine: one HTTP exchange (plus redirects) with got, within the deadline. */
 export class PlainFetcher implements Fetcher {
   constructor(private readonly options: PlainFetcherOptions) {}
 
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
-    if (spec.proxy) throw new EngineUnavailableError('upstream proxies are not supported by the plain engine yet');
-    this.options.policy.checkUrl(spec.url);
     const idempotent = spec.method !== 'POST';
-    let lastError: unknown;
+    let lastError: Error | undefined;
     for (const delay of connectRetryDelays(spec.deadline)) {
       if (delay > 0) await pause(delay, spec.deadline.signal);
       if (spec.deadline.expired) break;
       try {
         return await this.once(spec);
       } catch (err) {
-        lastError = err;
-        const code = (err as { code?: string }).code ?? '';
-        const retryable = CONNECT_ERRORS.has(code) || (idempotent && TRANSPORT_ERRORS.has(code));
-        if (!retryable || err instanceof EngineError) break;
+        lastError = this.translate(err, spec);
+        // A failure to connect (the egress dials before any byte is sent) is safe to retry for
+        // any method; a reset after sending only for a method that may be repeated.
+        const connectFailure = lastError instanceof EgressError && lastError.transient && lastError.kind !== 'reset';
+        const retryable = connectFailure || (idempotent && lastError instanceof EgressError && lastError.kind === 'reset');
+        if (!retryable) break;
       }
     }
-    throw this.translate(lastError, spec);
+    throw lastError ?? this.translate(undefined, spec);
   }
 
   async close(): Promise<void> {}
@@ -52,6 +42,16 @@ export class PlainFetcher implements Fetcher {
   private async once(spec: FetchSpec): Promise<FetchedPage> {
     const jar = new CookieJar();
     for (const c of spec.cookies) await jar.setCookie(`${c.name}=${c.value}`, spec.url.href, { ignoreError: true });
+    const agent = egressAgents(spec.egress);
+    try {
+      return await this.exchange(spec, jar, agent);
+    } finally {
+      agent.http.destroy();
+      agent.https.destroy();
+    }
+  }
+
+  private async exchange(spec: FetchSpec, jar: CookieJar, agent: ReturnType<typeof egressAgents>): Promise<FetchedPage> {
     const stream = got.stream(spec.url, {
       method: spec.method,
       headers: { 'user-agent': this.options.userAgent, ...spec.headers },
@@ -65,15 +65,17 @@ export class PlainFetcher implements Fetcher {
       retry: { limit: 0 },
       timeout: { request: Math.max(1, spec.deadline.remainingMs()) },
       decompress: true,
-      dnsLookup: this.options.policy.lookup,
+      agent,
       signal: spec.deadline.signal,
       hooks: {
-        beforeRedirect: [(options) => this.options.policy.checkUrl(options.url as URL)],
+        // Addresses are checked as the egress dials; a redirect's scheme is checked here.
+        beforeRedirect: [(options) => spec.egress.policy.checkScheme(options.url as URL)],
       },
     });
     let response: Response | undefined;
     stream.on('response', (r: Response) => {
       response = r;
+      if (r.rawHeaders.length / 2 > MAX_TARGET_HEADERS) stream.destroy(new EgressError('headers', "the target's response headers are too large or too many"));
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -114,22 +116,9 @@ export class PlainFetcher implements Fetcher {
     }
     const code = (err as { code?: string })?.code;
     if (code === 'ERR_TOO_MANY_REDIRECTS') return new TargetUnreachableError(`more than ${this.options.maxRedirects} redirects`);
-    if (code === 'ENOTFOUND') return new TargetUnreachableError(`the host ${spec.url.hostname} does not resolve`);
-    if (err instanceof RequestError) return new TargetUnreachableError(describe(code, err.message));
+    const failure = fromNodeError(cause ?? err) ?? fromNodeError(err);
+    if (failure) return failure;
+    if (err instanceof RequestError) return new TargetUnreachableError(code ? `network error ${code}` : 'the target sent an answer that is not HTTP');
     return err instanceof Error ? err : new Error(String(err));
-  }
-}
-
-function describe(code: string | undefined, message: string): string {
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'connection refused';
-    case 'ECONNRESET':
-      return 'connection reset by the target';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'no route to the target';
-    default:
-      return code ? `network error ${code}` : message.replace(/https?:\/\/\S+/g, '<url>');
   }
 }

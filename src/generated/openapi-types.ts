@@ -34,7 +34,10 @@ export interface paths {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -61,11 +64,16 @@ export interface paths {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -91,7 +99,9 @@ export interface paths {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -120,7 +130,10 @@ export interface paths {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -147,11 +160,16 @@ export interface paths {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -177,7 +195,9 @@ export interface paths {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -383,10 +403,13 @@ export interface components {
             };
         };
         /**
-         * @description The target could not be reached (every retry within the deadline failed),
-         *     the deadline passed, `wait_for_selector` never matched, or the target's
-         *     response was larger than the server's limit. This is not the target's own
-         *     404, which comes back as an outer HTTP 200.
+         * @description The target could not be reached (its name does not resolve, the
+         *     connection was refused or reset, TLS failed, no proxy of the choice could
+         *     reach it, or a redirect led where the server does not go; every failure
+         *     to connect is retried within the deadline), the deadline passed,
+         *     `wait_for_selector` never matched, or the target's answer was not usable
+         *     (larger than the server's limit, or a file download in browser mode).
+         *     This is not the target's own 404, which comes back as an outer HTTP 200.
          */
         NotFound: {
             headers: {
@@ -429,7 +452,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A parameter is missing or has an invalid value. */
+        /**
+         * @description A parameter is missing or has an invalid value: also a `url` the server
+         *     does not reach, a `proxy_type` or `proxy_country` it has no proxies for,
+         *     and a forwarded `svc-` header it will not send.
+         */
         UnprocessableEntity: {
             headers: {
                 [name: string]: unknown;
@@ -438,7 +465,12 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
-        /** @description The target's anti-bot system detected the request. Retry, or change the proxy type or country. */
+        /**
+         * @description The target's anti-bot system (a Cloudflare, DataDome, PerimeterX, Akamai,
+         *     Imperva, AWS WAF, Kasada, reCAPTCHA or hCaptcha wall) answered instead of
+         *     the page, on every proxy of the choice tried within the deadline. Not
+         *     charged. Retry, or change the proxy type or country.
+         */
         Locked: {
             headers: {
                 [name: string]: unknown;
@@ -446,7 +478,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "detail": "The target's anti-bot detection blocked the request."
+                 *       "detail": "The target's anti-bot detection blocked the request (Cloudflare challenge). Retry, or change the proxy type or country."
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -496,7 +528,10 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The target URL, `http` or `https`, URL-encoded.
+         * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+         *     resolves to an address the server does not reach (loopback, private,
+         *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+         *     fetched, not charged.
          * @example https://example.com/
          */
         Url: components["schemas"]["TargetUrl"];
@@ -525,11 +560,16 @@ export interface components {
          *     only with `browser=true`.
          */
         JsSnippet: components["schemas"]["Base64"];
-        /** @description The kind of upstream proxy the request leaves through. */
+        /**
+         * @description The kind of upstream proxy the request leaves through (default
+         *     `datacenter`); it sets the request's price. A type the server has no
+         *     proxies for gets HTTP 422 naming what is available.
+         */
         ProxyType: components["schemas"]["ProxyType"];
         /**
-         * @description Two-letter ISO country code of the proxy. When omitted, a random
-         *     country is used. Every supported country works with both proxy types.
+         * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+         *     random country is used. A country the server has no proxy for gets HTTP
+         *     422 naming the countries available.
          * @example US
          */
         ProxyCountry: components["schemas"]["CountryCode"];
@@ -565,7 +605,9 @@ export interface components {
         /**
          * @description Any request header whose name starts with `svc-` is forwarded to the target
          *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-         *     headers are never forwarded.
+         *     headers are never forwarded. A value with anything but visible ASCII,
+         *     spaces and tabs, more than 50 such headers, or a value over 8192
+         *     characters gets HTTP 422.
          */
         TargetHeader: string;
     };
@@ -587,7 +629,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -614,11 +659,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -715,7 +765,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -742,11 +795,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -772,7 +830,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -801,7 +861,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -828,11 +891,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -858,7 +926,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -892,7 +962,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -919,11 +992,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -949,7 +1027,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -983,7 +1063,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -1010,11 +1093,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -1040,7 +1128,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -1074,7 +1164,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -1101,11 +1194,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -1131,7 +1229,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -1160,7 +1260,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -1187,11 +1290,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -1217,7 +1325,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -1251,7 +1361,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -1278,11 +1391,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -1308,7 +1426,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };
@@ -1342,7 +1462,10 @@ export interface operations {
                  */
                 "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
                 /**
-                 * @description The target URL, `http` or `https`, URL-encoded.
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
                  * @example https://example.com/
                  */
                 url: components["parameters"]["Url"];
@@ -1369,11 +1492,16 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
-                /** @description The kind of upstream proxy the request leaves through. */
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
                 proxy_type?: components["parameters"]["ProxyType"];
                 /**
-                 * @description Two-letter ISO country code of the proxy. When omitted, a random
-                 *     country is used. Every supported country works with both proxy types.
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
@@ -1399,7 +1527,9 @@ export interface operations {
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
-                 *     headers are never forwarded.
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
                  */
                 "svc-Content-Type"?: components["parameters"]["TargetHeader"];
             };

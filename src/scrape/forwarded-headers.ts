@@ -1,5 +1,6 @@
 import type { Cookie } from '../fetchers/fetcher.js';
 import { parseCookieList } from './cookie-list.js';
+import { checkCookie, checkForwardedCount, checkForwardedHeader } from './header-values.js';
 
 const PREFIX = 'svc-';
 
@@ -15,22 +16,30 @@ const NEVER_FORWARDED = new Set([
 
 /**
  * The headers a caller asked to forward (`svc-Name: value` → `Name: value`). A forwarded Cookie
- * joins the `cookies` parameter, so both reach the target through one cookie jar.
+ * joins the `cookies` parameter, so both reach the target through one cookie jar. A value that
+ * is not plain visible ASCII, or too many or too long headers, are the caller's invalid values.
  */
 export function forwardedHeaders(rawHeaders: string[]): { headers: Record<string, string>; cookies: Cookie[] } {
   const headers: Record<string, string> = {};
   const cookies: Cookie[] = [];
+  let count = 0;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const rawName = rawHeaders[i];
     if (rawName.length <= PREFIX.length || rawName.slice(0, PREFIX.length).toLowerCase() !== PREFIX) continue;
+    const value = rawHeaders[i + 1];
+    checkForwardedCount(++count);
+    checkForwardedHeader(rawName, value);
     const name = rawName.slice(PREFIX.length);
     const lower = name.toLowerCase();
     if (NEVER_FORWARDED.has(lower) || lower.startsWith('svc-') || lower.startsWith('original-header-')) continue;
     if (lower === 'cookie') {
-      cookies.push(...parseCookieList(rawHeaders[i + 1]));
+      for (const c of parseCookieList(value)) {
+        checkCookie(c.name, c.value, ['header', rawName]);
+        cookies.push(c);
+      }
       continue;
     }
-    headers[name] = rawHeaders[i + 1];
+    headers[name] = value;
   }
   return { headers, cookies };
 }

@@ -2,10 +2,23 @@ import type { FetchedPage } from '../fetchers/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
 import { pageText } from './page-text.js';
 
-/** The page's body as text, in the charset the target declared (UTF-8 when none or unknown). */
+/**
+ * The charset a body declares, as a browser finds it: a byte-order mark, the Content-Type's
+ * charset, or a `<meta>` in the first 1024 bytes.
+ */
+function declaredCharset(page: FetchedPage): string | undefined {
+  const b = page.body;
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return 'utf-8';
+  if (b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
+  if (b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';
+  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(bodyContentType(page) ?? '')?.[1];
+  if (fromHeader) return fromHeader;
+  return /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(b.toString('latin1', 0, 1024))?.[1];
+}
+
+/** The page's body as text, in the charset it declares (UTF-8 when none, or one this runtime does not know). */
 export function pageHtml(page: FetchedPage): string {
-  const contentType = bodyContentType(page) ?? '';
-  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
+  const charset = declaredCharset(page);
   if (charset) {
     try {
       return new TextDecoder(charset).decode(page.body);

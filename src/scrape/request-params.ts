@@ -1,8 +1,9 @@
 import type { ProxyType } from '../config/catalog.js';
 import { UnprocessableEntityError } from '../errors/api-error.js';
-import type { ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
+import type { Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
+import { checkCookie } from './header-values.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
 /** Parameters as they stand after validation: strings from a query, typed values from JSON. */
@@ -40,7 +41,7 @@ export function toScrapeRequest(p: ValidatedParams, ctx: RequestContext): Scrape
     method: ctx.method,
     body: ctx.body,
     headers: forwarded.headers,
-    cookies: [...parseCookieList(str(p.cookies) ?? ''), ...forwarded.cookies],
+    cookies: [...cookieParam(p.cookies, ctx.source), ...forwarded.cookies],
     browser: bool(p.browser, true),
     returnPageSource: bool(p.return_page_source, false),
     jsSnippet: snippet === undefined ? undefined : Buffer.from(snippet, 'base64').toString('utf8'),
@@ -51,7 +52,14 @@ export function toScrapeRequest(p: ValidatedParams, ctx: RequestContext): Scrape
     timeoutMs: (p.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(p.timeout)) * 1000,
     collectExtras: ctx.collectExtras,
     wantsText: ctx.collectExtras || returnTextWanted(p),
+    paramSource: ctx.source,
   };
+}
+
+function cookieParam(value: unknown, source: 'query' | 'body'): Cookie[] {
+  const cookies = parseCookieList(str(value) ?? '');
+  for (const c of cookies) checkCookie(c.name, c.value, [source, 'cookies']);
+  return cookies;
 }
 
 export function returnTextWanted(p: ValidatedParams): boolean {

@@ -18,4 +18,6 @@ export interface ScrapeRequest {
   timeoutMs: number;
   collectExtras: boolean;
   wantsText: boolean;
+  /** Where the parameters came from, for the `loc` of a 422. */
+  paramSource: 'query' | 'body';
 }

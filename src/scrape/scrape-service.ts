@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import type { CostTable } from '../config/catalog.js';
-import type { ProxyProvider } from '../egress/proxy-provider.js';
-import { ConflictError, ForbiddenError } from '../errors/api-error.js';
+import type { WallDetector } from '../egress/antibot/wall-detector.js';
+import type { Egress } from '../egress/egress.js';
+import type { EgressContext } from '../egress/egress-context.js';
+import { ConflictError, ForbiddenError, UnprocessableEntityError } from '../errors/api-error.js';
+import { AntiBotDetectedError, TargetForbiddenError } from '../errors/engine-errors.js';
 import { translateEngineError } from '../errors/translate-engine-error.js';
 import { Deadline } from '../fetchers/deadline.js';
 import type { EngineRegistry } from '../fetchers/engine-registry.js';
@@ -17,7 +20,8 @@ export interface ScrapeServiceDeps {
   credits: CreditStore;
   leases: LeaseStore;
   engines: EngineRegistry;
-  proxies: ProxyProvider;
+  egress: Egress;
+  walls: WallDetector;
   costs: CostTable;
   leaseGraceMs: number;
   logger: Logger;
@@ -47,6 +51,7 @@ export class ScrapeService {
       let key = await this.authenticate(apiKey);
       const cost = creditCost(this.deps.costs, req);
       if (key.creditsRemaining < cost) throw insufficient(key, cost);
+      const egress = await this.openEgress(req, deadline);
       const lease = await this.takeSlot(key, deadline);
       try {
         if (!(await this.deps.credits.reserve(key.id, cost, key.periodEnd))) {
@@ -55,7 +60,7 @@ export class ScrapeService {
           if (!(await this.deps.credits.reserve(key.id, cost, key.periodEnd))) throw insufficient(key, cost);
         }
         try {
-          const page = await this.fetch(req, deadline);
+          const page = await this.fetch(req, egress);
           return { page, cost };
         } catch (err) {
           await this.deps.credits.refund(key.id, cost, key.periodEnd);
@@ -78,32 +83,72 @@ export class ScrapeService {
     return lease;
   }
 
-  private async fetch(req: ScrapeRequest, deadline: Deadline): Promise<FetchedPage> {
+  /**
+   * The request's route (a proxy type or country this server lacks is an invalid value) and the
+   * requested URL checked against the target policy before anything is sent: a refused URL is an
+   * invalid value of `url`, nothing is fetched and nothing is charged.
+   */
+  private async openEgress(req: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
+    let egress: EgressContext;
     try {
-      const engine = this.deps.engines.get(req.browser ? 'browser' : 'plain');
-      const proxy = await this.deps.proxies.proxyFor(req.proxyType, req.proxyCountry);
-      return await engine.fetch({
-        url: req.url,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        cookies: req.cookies,
-        deadline,
-        proxy,
-        returnPageSource: req.returnPageSource,
-        jsSnippet: req.jsSnippet,
-        waitForSelector: req.waitForSelector,
-        blockResources: req.blockResources,
-        collectExtras: req.collectExtras,
-        wantsText: req.wantsText,
-      });
+      egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline);
     } catch (err) {
-      const apiError = translateEngineError(err);
+      throw translateEngineError(err, req.paramSource);
+    }
+    try {
+      await egress.checkUrl(req.url);
+    } catch (err) {
+      if (err instanceof TargetForbiddenError) {
+        throw new UnprocessableEntityError([{ loc: [req.paramSource, 'url'], msg: `the URL is not allowed: ${err.reason}`, type: 'value_error.url.forbidden' }]);
+      }
+      // Any other failure (the name does not resolve yet) is the engine's to meet, retry and report.
+    }
+    return egress;
+  }
+
+  private async fetch(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+    try {
+      return await this.fetchPastWalls(req, egress);
+    } catch (err) {
+      const apiError = translateEngineError(err, req.paramSource);
       if (apiError.status === 500) this.deps.logger.error({ err }, 'engine failure');
       throw apiError;
     }
   }
+
+  /** A page behind an anti-bot wall is fetched again from another proxy of the choice while time allows. */
+  private async fetchPastWalls(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+    for (;;) {
+      const page = await this.fetchOnce(req, egress);
+      const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, WALL_EVIDENCE_BYTES) });
+      if (!verdict) return page;
+      this.deps.logger.info({ vendor: verdict.vendor, wall: verdict.wall, proxy: egress.route.current?.label }, 'anti-bot wall');
+      if (egress.deadline.expired || !egress.route.rotate()) throw new AntiBotDetectedError(verdict.vendor, verdict.wall);
+    }
+  }
+
+  private fetchOnce(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+    const engine = this.deps.engines.get(req.browser ? 'browser' : 'plain');
+    return engine.fetch({
+      url: req.url,
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      cookies: req.cookies,
+      deadline: egress.deadline,
+      egress,
+      returnPageSource: req.returnPageSource,
+      jsSnippet: req.jsSnippet,
+      waitForSelector: req.waitForSelector,
+      blockResources: req.blockResources,
+      collectExtras: req.collectExtras,
+      wantsText: req.wantsText,
+    });
+  }
 }
+
+/** The wall detector reads no further than this into a body. */
+const WALL_EVIDENCE_BYTES = 256 * 1024;
 
 function insufficient(key: ApiKeyRecord, cost: number): ForbiddenError {
   return new ForbiddenError(`Not enough credits: this request costs ${cost} and ${key.creditsRemaining} remain until ${new Date(key.periodEnd).toISOString()}.`);

@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       chromiumPath: '/usr/bin/chromium',
       chromedriverPath: '/usr/bin/chromedriver',
       remoteUrl: 'http://127.0.0.1:4444',
+      gatewayHost: '127.0.0.1',
     });
     expect(() => loadConfig({ SELENIUM_REMOTE_URL: 'grid:4444' })).to.throw(ConfigError, /SELENIUM_REMOTE_URL/);
   });
@@ -42,6 +43,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /PORT.*"eighty"/);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x' })).to.throw(ConfigError, /DATABASE_URL/);
     expect(() => loadConfig({ ALLOW_PRIVATE_TARGETS: 'maybe' })).to.throw(ConfigError, /ALLOW_PRIVATE_TARGETS/);
+    expect(() => loadConfig({ TARGET_ALLOW_CIDRS: '127.0.0.2/32, 127.0.0.300/8' })).to.throw(ConfigError, /TARGET_ALLOW_CIDRS.*127\.0\.0\.300\/8/);
+  });
+
+  it('reads TARGET_ALLOW_CIDRS as ranges', () => {
+    const c = loadConfig({ TARGET_ALLOW_CIDRS: '127.0.0.2/32, ::1/128' });
+    expect(c.targetAllowCidrs.map(([net, bits]) => `${net.toString()}/${bits}`)).to.deep.equal(['127.0.0.2/32', '::1/128']);
+    expect(loadConfig({}).targetAllowCidrs).to.deep.equal([]);
   });
 });
 

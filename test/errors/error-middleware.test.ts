@@ -42,7 +42,7 @@ describe('errorMiddleware', () => {
 describe('translateEngineError', () => {
   it('never makes a target-side failure a 5xx', () => {
     expect(translateEngineError(new TargetUnreachableError('refused')).status).to.equal(404);
-    expect(translateEngineError(new AntiBotDetectedError('captcha'))).to.be.instanceOf(LockedError);
+    expect(translateEngineError(new AntiBotDetectedError('Cloudflare', 'challenge'))).to.be.instanceOf(LockedError);
     expect(translateEngineError(new Error('bug')).status).to.equal(500);
   });
 });

@@ -24,7 +24,7 @@ export class ServerProcess {
   }
 
   get base(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.env.HOST ?? '127.0.0.1'}:${this.port}`;
   }
 
   async start(): Promise<this> {

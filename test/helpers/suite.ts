@@ -12,13 +12,17 @@ export interface Suite {
   call(path: string, query: Array<[string, string]>, init?: RequestInit): Promise<Response>;
 }
 
-/** Registers mocha hooks that start a local target and the real server on `database` for one describe. */
-export function useSuite(database: TestDatabase, env: Record<string, string> = {}): Suite {
+/**
+ * Registers mocha hooks that start a local target and the real server on `database` for one
+ * describe. `targetHost` 127.0.0.2 with `TARGET_ALLOW_CIDRS=127.0.0.2/32` runs it with the target
+ * policy on.
+ */
+export function useSuite(database: TestDatabase, env: Record<string, string> = {}, targetHost = '127.0.0.1'): Suite {
   const suite = {} as Suite;
   before(async function () {
     this.timeout(60_000);
     suite.databaseUrl = database.freshUrl();
-    suite.target = await new TargetServer().start();
+    suite.target = await new TargetServer(targetHost).start();
     suite.store = await TestStore.open(suite.databaseUrl);
     // Plain-mode suites run without browsers unless they ask for a pool (BROWSER_POOL_SIZE).
     suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env }).start();

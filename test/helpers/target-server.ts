@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   rawHeaders: string[];
   body: Buffer;
+  /** Where the connection came from: a test proxy's exit address tells which proxy carried it. */
+  remoteAddress: string;
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
@@ -25,13 +27,21 @@ export class TargetServer {
   private readonly hanging = new Set<ServerResponse>();
   port = 0;
 
-  constructor() {
+  /** `host`: the loopback address to listen on (127.0.0.2 for tests with the target policy on). */
+  constructor(readonly host = '127.0.0.1') {
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
-        this.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body });
+        this.requests.push({
+          method: req.method ?? '',
+          url: req.url ?? '',
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          body,
+          remoteAddress: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
+        });
         const path = new URL(req.url ?? '/', 'http://x').pathname;
         const route = this.routes.get(path);
         if (!route) {
@@ -45,7 +55,7 @@ export class TargetServer {
   }
 
   get origin(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host.includes(':') ? `[${this.host}]` : this.host}:${this.port}`;
   }
 
   url(path: string): string {
@@ -68,8 +78,8 @@ export class TargetServer {
     return this.requests.filter((r) => new URL(r.url, 'http://x').pathname === path);
   }
 
-  async start(): Promise<this> {
-    this.server.listen(0, '127.0.0.1');
+  async start(port = 0): Promise<this> {
+    this.server.listen(port, this.host);
     await once(this.server, 'listening');
     this.port = (this.server.address() as AddressInfo).port;
     return this;

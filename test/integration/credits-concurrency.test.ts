@@ -27,17 +27,6 @@ for (const database of testDatabases()) {
       expect(await s.store.remaining(key)).to.equal(0);
     });
 
-    it('charges each engine and proxy type its cost from the table', async () => {
-      const key = await s.store.key({ credits: 1000 });
-      // Until a proxy pool is configured every type leaves directly, but each is charged its price.
-      const residential = await plain(key, '/page', [['proxy_type', 'residential'], ['proxy_country', 'de']]);
-      expect(residential.status).to.equal(200);
-      expect(residential.headers.get('svc-credits-cost')).to.equal('25');
-      const datacenter = await plain(key, '/page', [['proxy_type', 'datacenter']]);
-      expect(datacenter.headers.get('svc-credits-cost')).to.equal('1');
-      expect(await s.store.remaining(key)).to.equal(1000 - 25 - 1);
-    });
-
     it('lets a free plan run one request at a time: 409 beyond it, and the slot comes back', async () => {
       const key = await s.store.key({ planName: 'free', credits: 10_000, maxConcurrency: 1 });
       const first = plain(key, '/slow?ms=1500');

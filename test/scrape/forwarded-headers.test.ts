@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { UnprocessableEntityError } from '../../src/errors/api-error.js';
 import { forwardedHeaders } from '../../src/scrape/forwarded-headers.js';
 
 describe('forwardedHeaders', () => {
@@ -18,5 +19,25 @@ describe('forwardedHeaders', () => {
       { name: 'a', value: '1' },
       { name: 'b', value: '2' },
     ]);
+  });
+
+  it('refuses values a target could be attacked with, too many headers and too long ones (422)', () => {
+    const issue = (raw: string[]) => {
+      try {
+        forwardedHeaders(raw);
+      } catch (err) {
+        if (err instanceof UnprocessableEntityError) return err.issues[0];
+        throw err;
+      }
+      return undefined;
+    };
+    for (const value of ['a\r\nX-Injected: 1', 'a\nb', 'a\u0000b', 'caf\u00e9', 'a\u007fb']) {
+      expect(issue(['svc-X-Test', value]), JSON.stringify(value)).to.deep.include({ loc: ['header', 'svc-X-Test'], type: 'value_error.header' });
+    }
+    expect(issue(['svc-Cookie', 'a=b\r\nc=d'])?.loc).to.deep.equal(['header', 'svc-Cookie']);
+    expect(issue(['svc-Cookie', 'a=b;c=d"'])?.type).to.equal('value_error.cookie');
+    expect(issue(['svc-Long', 'x'.repeat(8193)])?.msg).to.contain('at most 8192');
+    expect(issue(Array.from({ length: 51 }, (_, i) => [`svc-H${i}`, 'v']).flat())?.msg).to.contain('at most 50');
+    expect(issue(['svc-X-Test', 'plain value\twith tab'])).to.equal(undefined);
   });
 });

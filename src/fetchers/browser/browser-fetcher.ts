@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
-import type { TargetPolicy } from '../../egress/target-policy.js';
-import { BrowserFailureError, DeadlineExceededError, EngineError, EngineUnavailableError } from '../../errors/engine-errors.js';
+import { BrowserFailureError, DeadlineExceededError, EngineError } from '../../errors/engine-errors.js';
 import type { Deadline } from '../deadline.js';
 import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
 import type { BrowserPool } from './browser-pool.js';
 import { CdpError } from './cdp-session.js';
-import { PageRender } from './page-render.js';
+import { PageRender, type RenderLimits } from './page-render.js';
 import { assertValidSelector } from './selector-check.js';
 
 /**
@@ -17,14 +16,12 @@ import { assertValidSelector } from './selector-check.js';
 export class BrowserFetcher implements Fetcher {
   constructor(
     private readonly pool: BrowserPool,
-    private readonly policy: TargetPolicy,
+    private readonly limits: RenderLimits,
     private readonly logger: Logger,
   ) {}
 
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
-    if (spec.proxy) throw new EngineUnavailableError('upstream proxies are not supported by the browser engine yet');
     if (spec.waitForSelector !== undefined) assertValidSelector(spec.waitForSelector);
-    await this.policy.checkTarget(spec.url);
     try {
       return await this.renderOnce(spec);
     } catch (err) {
@@ -39,7 +36,7 @@ export class BrowserFetcher implements Fetcher {
 
   private async renderOnce(spec: FetchSpec): Promise<FetchedPage> {
     const session = await this.pool.acquire(spec.deadline);
-    const render = new PageRender(session, spec, this.logger.child({ session: session.id }));
+    const render = new PageRender(session, spec, this.limits, this.logger.child({ session: session.id }));
     let healthy = false;
     try {
       const page = await untilDeadline(render.run(), spec.deadline, () => session.kill());

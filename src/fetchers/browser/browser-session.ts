@@ -1,4 +1,6 @@
 import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
+import type { OwnPorts } from '../../egress/address-policy.js';
+import { EgressGateway } from '../../egress/egress-gateway.js';
 import { CdpSession } from './cdp-session.js';
 import { chromiumOptions } from './chromium-options.js';
 import { DriverProcess } from './driver-process.js';
@@ -8,6 +10,10 @@ export interface SessionOptions {
   chromedriverPath: string;
   /** A Selenium Grid URL; when unset each session gets a local chromedriver of its own. */
   remoteUrl: string | undefined;
+  /** Where the session's egress gateway listens; the browser must be able to reach it there. */
+  gatewayHost: string;
+  /** The session registers its gateway, driver and DevTools ports here: no page may reach them. */
+  ownPorts: OwnPorts;
 }
 
 let nextId = 1;
@@ -35,6 +41,8 @@ export class BrowserSession {
     readonly mainFrameId: string,
     readonly mainWindow: string,
     private readonly process: DriverProcess | undefined,
+    readonly gateway: EgressGateway,
+    private readonly releasePorts: () => void,
   ) {}
 
   /**
@@ -42,37 +50,43 @@ export class BrowserSession {
    * dies half-way, so a start that overruns is abandoned and its process group killed.
    */
   static async create(options: SessionOptions, timeoutMs = 30_000): Promise<BrowserSession> {
-    const process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath);
+    const gateway = await EgressGateway.open(options.gatewayHost, options.ownPorts);
+    let process: DriverProcess | undefined;
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the browser session did not start within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      return await Promise.race([BrowserSession.open(options, process), overrun]);
+      process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath);
+      return await Promise.race([BrowserSession.open(options, process, gateway), overrun]);
     } catch (err) {
       process?.kill();
+      await gateway.close();
       throw err;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private static async open(options: SessionOptions, process: DriverProcess | undefined): Promise<BrowserSession> {
+  private static async open(options: SessionOptions, process: DriverProcess | undefined, gateway: EgressGateway): Promise<BrowserSession> {
     let driver: WebDriver | undefined;
     try {
       driver = await new Builder()
         .usingServer(options.remoteUrl ?? process!.url)
         .forBrowser(Browser.CHROME)
-        .setChromeOptions(chromiumOptions(options.chromiumPath))
+        .setChromeOptions(chromiumOptions(options.chromiumPath, gateway.url))
         .build();
       const cdp = await CdpSession.attach(driver);
       await cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 });
       // Every request starts with an empty cache anyway (isolation), so none is kept at all
       // rather than cleared after each request.
       await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+      // A target's file download would be written to this machine's disk: never.
+      await cdp.send('Browser.setDownloadBehavior', { behavior: 'deny' });
       const tree = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
       const mainWindow = await driver.getWindowHandle();
-      return new BrowserSession(driver, cdp, tree.frameTree.frame.id, mainWindow, process);
+      const releasePorts = await protectPorts(driver, process, options.ownPorts);
+      return new BrowserSession(driver, cdp, tree.frameTree.frame.id, mainWindow, process, gateway, releasePorts);
     } catch (err) {
       if (driver && !process) await driver.quit().catch(() => undefined);
       throw err;
@@ -140,6 +154,7 @@ export class BrowserSession {
     this.cdp.close();
     await Promise.race([this.driver.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 5_000).unref())]);
     this.process?.kill();
+    await this.closeGateway();
   }
 
   /** Immediate end for a hung or crashed session: the whole process group, no questions asked. */
@@ -148,5 +163,22 @@ export class BrowserSession {
     this.cdp.close();
     if (this.process) this.process.kill();
     else void this.driver.quit().catch(() => undefined);
+    void this.closeGateway();
   }
+
+  private async closeGateway(): Promise<void> {
+    this.releasePorts();
+    await this.gateway.close().catch(() => undefined);
+  }
+}
+
+/** The driver's and DevTools' ports join the ports no page may reach; returns their release. */
+async function protectPorts(driver: WebDriver, process: DriverProcess | undefined, ownPorts: OwnPorts): Promise<() => void> {
+  const ports: number[] = [];
+  if (process) ports.push(Number(new URL(process.url).port));
+  const chromeOptions = (await driver.getCapabilities()).get('goog:chromeOptions') as { debuggerAddress?: string } | undefined;
+  const devtools = Number(/:(\d+)$/.exec(chromeOptions?.debuggerAddress ?? '')?.[1] ?? 0);
+  if (devtools) ports.push(devtools);
+  for (const port of ports) ownPorts.add(port);
+  return () => ports.forEach((port) => ownPorts.delete(port));
 }

@@ -44,11 +44,22 @@ interface XhrDraft extends XhrRecord {
  * and headers, from the network events rather than guessed), the XHR/fetch calls, and every
  * origin touched, so the session can wipe exactly those afterwards.
  */
+export interface MainDocumentLimits {
+  maxRedirects: number;
+  maxBodyBytes: number;
+  /** Called once when the main document passes a limit; the render stops loading. */
+  onExceeded(why: 'redirects' | 'body'): void;
+}
+
 export class NetworkRecorder {
   readonly origins = new Set<string>();
   mainRequestId: string | undefined;
+  /** The main document's URL as last requested (after any redirect hop). */
+  mainUrl: string | undefined;
   mainResponse: { url: string; status: number; headers: Array<[string, string]> } | undefined;
   mainFailure: string | undefined;
+  private redirects = 0;
+  private mainBytes = 0;
   private readonly extraInfo = new Map<string, { statusCode: number; headers: Record<string, string>; headersText?: string }>();
   private readonly xhrs = new Map<string, XhrDraft>();
   private readonly unsubscribe: Array<() => void> = [];
@@ -57,6 +68,7 @@ export class NetworkRecorder {
     private readonly cdp: CdpSession,
     private readonly mainFrameId: string,
     private readonly collectXhrs: boolean,
+    private readonly limits: MainDocumentLimits,
   ) {}
 
   start(): void {
@@ -66,8 +78,14 @@ export class NetworkRecorder {
       if (/^https?:/.test(request.url)) this.origins.add(new URL(request.url).origin);
       if (p.type === 'Document' && p.frameId === this.mainFrameId && p.requestId === p.loaderId && !p.redirectResponse) {
         this.mainRequestId = String(p.requestId);
+        this.mainUrl = request.url;
         this.mainResponse = undefined;
         this.mainFailure = undefined;
+        this.redirects = 0;
+        this.mainBytes = 0;
+      } else if (p.requestId === this.mainRequestId && p.redirectResponse) {
+        this.mainUrl = request.url;
+        if (++this.redirects === this.limits.maxRedirects + 1) this.limits.onExceeded('redirects');
       }
       if (this.collectXhrs && (p.type === 'XHR' || p.type === 'Fetch') && this.xhrs.size < MAX_XHRS) {
         this.xhrs.set(String(p.requestId), {
@@ -90,6 +108,13 @@ export class NetworkRecorder {
         xhr.status = response.status;
         xhr.headers = headerPairs(response.headers).map(([name, value]) => ({ name, value }));
       }
+    });
+    // Decoded bytes as they arrive, so a compressed bomb is stopped at the same cap as the plain engine.
+    on('Network.dataReceived', (p) => {
+      if (p.requestId !== this.mainRequestId) return;
+      const before = this.mainBytes;
+      this.mainBytes += Number(p.dataLength ?? 0);
+      if (before <= this.limits.maxBodyBytes && this.mainBytes > this.limits.maxBodyBytes) this.limits.onExceeded('body');
     });
     on('Network.responseReceivedExtraInfo', (p) => {
       this.extraInfo.set(String(p.requestId), p as { statusCode: number; headers: Record<string, string>; headersText?: string });

@@ -1,8 +1,18 @@
 import type { Logger } from 'pino';
 import { By, error as seleniumError, until, type WebElement } from 'selenium-webdriver';
-import { DeadlineExceededError, InvalidSelectorError, SelectorTimeoutError, TargetUnreachableError } from '../../errors/engine-errors.js';
+import { fromChromeError } from '../../egress/egress-failures.js';
+import {
+  DeadlineExceededError,
+  EgressError,
+  InvalidSelectorError,
+  SelectorTimeoutError,
+  TargetTooLargeError,
+  TargetUnreachableError,
+  TargetUnusableError,
+} from '../../errors/engine-errors.js';
 import type { FetchedPage, FetchSpec, IframeRecord } from '../fetcher.js';
 import { connectRetryDelays, pause } from '../retry-delays.js';
+import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
 import { RequestInterceptor } from './request-interceptor.js';
@@ -10,8 +20,11 @@ import { RequestInterceptor } from './request-interceptor.js';
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
 const MAX_IFRAMES = 20;
-/** Navigation failures worth another attempt while time remains (the target may come up). */
-const RETRYABLE = /ERR_(CONNECTION_(REFUSED|RESET|CLOSED|FAILED|ABORTED|TIMED_OUT)|EMPTY_RESPONSE|NAME_RESOLUTION_FAILED|ADDRESS_UNREACHABLE|NETWORK_CHANGED|TIMED_OUT)/;
+
+export interface RenderLimits {
+  maxBodyBytes: number;
+  maxRedirects: number;
+}
 
 // innerText lays the page out: only asked for when the answer needs the text.
 const CAPTURE_SCRIPT = `return {
@@ -24,13 +37,21 @@ const CAPTURE_SCRIPT = `return {
 export class PageRender {
   readonly recorder: NetworkRecorder;
   private readonly interceptor: RequestInterceptor;
+  private exceeded: 'redirects' | 'body' | undefined;
 
   constructor(
     private readonly session: BrowserSession,
     private readonly spec: FetchSpec,
+    private readonly limits: RenderLimits,
     private readonly logger: Logger,
   ) {
-    this.recorder = new NetworkRecorder(session.cdp, session.mainFrameId, spec.collectExtras);
+    this.recorder = new NetworkRecorder(session.cdp, session.mainFrameId, spec.collectExtras, {
+      ...limits,
+      onExceeded: (why) => {
+        this.exceeded ??= why;
+        session.cdp.post('Page.stopLoading', {});
+      },
+    });
     const rewrite = spec.method !== 'GET' || Object.keys(spec.headers).length > 0 ? { method: spec.method, body: spec.body, headers: spec.headers } : undefined;
     this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
   }
@@ -42,23 +63,37 @@ export class PageRender {
   stop(): void {
     this.recorder.stop();
     this.interceptor.stop();
+    this.session.gateway.finish();
   }
 
   async run(): Promise<FetchedPage> {
     const { driver, cdp } = this.session;
     const { spec } = this;
+    this.session.gateway.serve(spec.egress);
     this.recorder.start();
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
     for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: spec.url.href });
 
     await this.navigate();
+    if (this.exceeded === 'redirects') throw new TargetUnreachableError(`more than ${this.limits.maxRedirects} redirects`);
+    if (this.exceeded === 'body') throw new TargetTooLargeError(`the answer exceeds ${this.limits.maxBodyBytes} bytes`);
     const main = this.recorder.mainResponse;
     if (!main) {
-      if (this.remaining() <= 0 || !this.recorder.mainFailure) throw new DeadlineExceededError(`the page did not answer within the ${this.seconds()}-second deadline`);
-      throw new TargetUnreachableError(this.recorder.mainFailure.replace(/^net::/, ''));
+      const failure = this.navigationFailure();
+      if (!failure) throw new DeadlineExceededError(`the page did not answer within the ${this.seconds()}-second deadline`);
+      throw failure;
     }
     const headers = this.recorder.mainHeaders();
+    if (headers.length > MAX_TARGET_HEADERS) throw new EgressError('headers', "the target's response headers are too large or too many");
+    if (!(await this.committed())) {
+      // The window still shows the document from before (another request's, frozen): never read it.
+      if (main.status === 204 || main.status === 205 || main.status === 304) {
+        return { ...(await this.finish(main.url)), finalUrl: main.url, status: main.status, headers, body: Buffer.alloc(0), contentType: undefined, text: '' };
+      }
+      const type = headers.find(([n]) => n.toLowerCase() === 'content-type')?.[1] ?? 'no content type';
+      throw new TargetUnusableError(`it is a file to download (${type}), not a page: fetch it with browser=false`);
+    }
 
     if (spec.returnPageSource) {
       const body = this.recorder.mainRequestId ? await this.recorder.body(this.recorder.mainRequestId) : undefined;
@@ -108,15 +143,39 @@ export class PageRender {
       try {
         await driver.get(this.spec.url.href);
       } catch (err) {
-        // A page that never finishes loading is stopped here and answered with what it has.
-        if (!(err instanceof seleniumError.TimeoutError)) throw err;
+        // A page that never finishes loading is stopped here and answered with what it has; a
+        // navigation that failed on the network is the target's failure, not the browser's.
+        const netError = err instanceof seleniumError.WebDriverError ? /net::ERR_\w+/.exec(err.message)?.[0] : undefined;
+        if (netError) this.recorder.mainFailure ??= netError;
+        else if (!(err instanceof seleniumError.TimeoutError)) throw err;
       }
       // WebDriver and CDP are separate sockets: when the main response has not been seen yet,
       // a CDP round trip makes sure every event Chrome sent before the load finished has been.
       if (!this.recorder.mainResponse) await this.session.cdp.send('Runtime.evaluate', { expression: '0' });
-      if (this.remaining() <= 0) return;
-      if (this.recorder.mainResponse || !RETRYABLE.test(this.recorder.mainFailure ?? '')) return;
+      if (this.remaining() <= 0 || this.exceeded || this.recorder.mainResponse) return;
+      const failure = this.navigationFailure();
+      // Retried while time remains, as the plain engine does: a failure to connect for any
+      // method, a reset after sending only for one that may be repeated.
+      const retryable = failure instanceof EgressError && failure.transient && (failure.kind !== 'reset' || this.spec.method !== 'POST');
+      if (!retryable) return;
     }
+  }
+
+  /** Whether the main document's answer became the page (a download or a 204 never does). */
+  private async committed(): Promise<boolean> {
+    const tree = await this.session.cdp.send<{ frameTree: { frame: { loaderId: string } } }>('Page.getFrameTree');
+    return tree.frameTree.frame.loaderId === this.recorder.mainRequestId;
+  }
+
+  /** Why the main document did not load, in the egress layer's words when the gateway saw it. */
+  private navigationFailure(): TargetUnreachableError | undefined {
+    const text = this.recorder.mainFailure;
+    if (!text) return undefined;
+    return (
+      this.session.gateway.failureFor(this.recorder.mainUrl ?? this.spec.url.href) ??
+      fromChromeError(text) ??
+      new TargetUnreachableError(text.replace(/^net::/, ''))
+    );
   }
 
   /** The snippet's errors are the page's business: logged, and the page is still answered. */

@@ -1,7 +1,9 @@
+import { OwnPorts } from '../../../src/egress/address-policy.js';
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BrowserSession } from '../../../src/fetchers/browser/browser-session.js';
 import { chromiumPids } from '../../helpers/chromium-processes.js';
+import { directEgress } from '../../helpers/egress.js';
 import { TargetServer } from '../../helpers/target-server.js';
 
 describe('BrowserSession (real Chromium)', function () {
@@ -12,7 +14,7 @@ describe('BrowserSession (real Chromium)', function () {
     target = await new TargetServer().start();
     target.route('/beacon-page', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<script>setInterval(() => fetch("/beacon"), 50);</script>'));
     target.route('/beacon', (_req, res) => void res.writeHead(204).end());
-    session = await BrowserSession.create({ chromiumPath: '/usr/bin/chromium', chromedriverPath: '/usr/bin/chromedriver', remoteUrl: undefined });
+    session = await BrowserSession.create({ chromiumPath: '/usr/bin/chromium', chromedriverPath: '/usr/bin/chromedriver', remoteUrl: undefined, gatewayHost: '127.0.0.1', ownPorts: new OwnPorts() });
   });
   after(async () => {
     await session?.quit();
@@ -21,6 +23,7 @@ describe('BrowserSession (real Chromium)', function () {
 
   it('reset closes every tab but the session main one, so nothing keeps running for the next request', async () => {
     const { driver } = session;
+    session.gateway.serve(directEgress({ allowPrivate: true }));
     await driver.switchTo().newWindow('tab');
     await driver.get(target.url('/beacon-page'));
     await driver.switchTo().window(session.mainWindow);
@@ -30,11 +33,12 @@ describe('BrowserSession (real Chromium)', function () {
     const beacons = target.requestsTo('/beacon').length;
     await sleep(400);
     expect(target.requestsTo('/beacon').length).to.equal(beacons);
+    session.gateway.finish();
   });
 
   it('runs driver and browser in a process group of its own, killed whole', async () => {
     const before = chromiumPids().length;
-    const other = await BrowserSession.create({ chromiumPath: '/usr/bin/chromium', chromedriverPath: '/usr/bin/chromedriver', remoteUrl: undefined });
+    const other = await BrowserSession.create({ chromiumPath: '/usr/bin/chromium', chromedriverPath: '/usr/bin/chromedriver', remoteUrl: undefined, gatewayHost: '127.0.0.1', ownPorts: new OwnPorts() });
     expect(chromiumPids().length).to.be.greaterThan(before);
     expect(await other.memoryMb()).to.be.within(50, 2000);
     other.kill();

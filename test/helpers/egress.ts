@@ -1,0 +1,23 @@
+import pino from 'pino';
+import { AddressPolicy, OwnPorts, parseCidrList } from '../../src/egress/address-policy.js';
+import { EgressContext } from '../../src/egress/egress-context.js';
+import { EgressRoute } from '../../src/egress/egress-route.js';
+import { TargetPolicy, type Lookup } from '../../src/egress/target-policy.js';
+import { Deadline } from '../../src/fetchers/deadline.js';
+
+export interface PolicyOptions {
+  allowPrivate?: boolean;
+  allowCidrs?: string;
+  ownPorts?: OwnPorts;
+  lookup?: Lookup;
+}
+
+export function targetPolicy(o: PolicyOptions = {}): TargetPolicy {
+  const addresses = new AddressPolicy({ allowPrivate: o.allowPrivate ?? false, allowCidrs: parseCidrList(o.allowCidrs ?? ''), ownPorts: o.ownPorts ?? new OwnPorts() });
+  return new TargetPolicy(addresses, o.lookup);
+}
+
+/** A direct egress for one request, as the scrape service opens it, for tests that drive a part alone. */
+export function directEgress(o: PolicyOptions & { budgetMs?: number } = {}): EgressContext {
+  return new EgressContext(targetPolicy(o), EgressRoute.direct('datacenter'), new Deadline(o.budgetMs ?? 30_000), pino({ level: 'silent' }));
+}

@@ -1,0 +1,91 @@
+import { once } from 'node:events';
+import http, { type IncomingMessage } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+export type ProxyBehaviour = 'forward' | 'hang' | 'bad-gateway' | 'auth-required';
+
+export interface ProxyConnect {
+  target: string;
+  user: string | undefined;
+}
+
+/**
+ * A real upstream proxy on loopback (CONNECT tunnels, as scrapegate uses them) that leaves from an
+ * exit address of its own (127.0.0.11, .12, …): the target sees which proxy carried a request by
+ * the address it came from, as a real site sees a proxy's IP. It records every CONNECT with the
+ * user name it was given, so a gateway-style proxy proves the country that was asked for.
+ */
+export class TestProxy {
+  readonly connects: ProxyConnect[] = [];
+  private readonly server = http.createServer((_req, res) => void res.writeHead(405).end());
+  private readonly open = new Set<Duplex>();
+  port = 0;
+
+  constructor(
+    readonly exitAddress: string,
+    public behaviour: ProxyBehaviour = 'forward',
+    private readonly password?: string,
+  ) {
+    this.server.on('connection', (s: net.Socket) => this.hold(s));
+    this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => this.connect(req, client, head));
+  }
+
+  async start(): Promise<this> {
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** The proxy URL for PROXY_CONFIG, with credentials (a user template for gateway-style proxies). */
+  url(user?: string): string {
+    const auth = user ? `${user}:${this.password ?? 'secret'}@` : '';
+    return `http://${auth}127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.open) s.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private hold(s: Duplex): void {
+    this.open.add(s);
+    s.once('close', () => this.open.delete(s));
+    s.on('error', () => s.destroy());
+  }
+
+  private connect(req: IncomingMessage, client: Duplex, head: Buffer): void {
+    const auth = req.headers['proxy-authorization'];
+    const [user, pass] = auth ? Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('utf8').split(':') : [];
+    this.connects.push({ target: req.url ?? '', user });
+    if (this.behaviour === 'hang') return;
+    if (this.behaviour === 'bad-gateway') return void client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+    if (this.behaviour === 'auth-required' || (this.password && pass !== this.password)) {
+      return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n');
+    }
+    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(req.url ?? '');
+    if (!m) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const upstream = net.connect({ host: m[1], port: Number(m[2]), localAddress: this.exitAddress });
+    this.hold(upstream);
+    upstream.once('connect', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+    client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+  }
+}
+
+/** A port nothing listens on: a dead proxy, a refused target. */
+export async function closedPort(host = '127.0.0.1'): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

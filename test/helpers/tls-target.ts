@@ -1,0 +1,37 @@
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** An https target on loopback whose certificate nobody trusts (self-signed, made by openssl now). */
+export class UntrustedTlsTarget {
+  private server: https.Server | undefined;
+  requests = 0;
+  port = 0;
+
+  async start(): Promise<this> {
+    const dir = mkdtempSync(join(tmpdir(), 'tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+    this.server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
+      this.requests++;
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<p>secret behind a bad certificate</p>');
+    });
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path: string): string {
+    return `https://127.0.0.1:${this.port}${path}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
