@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -18,18 +19,25 @@ export interface ProxyConnect {
  */
 export class TestProxy {
   readonly connects: ProxyConnect[] = [];
-  private readonly server = http.createServer((_req, res) => void res.writeHead(405).end());
+  private readonly server: http.Server;
   private readonly open = new Set<Duplex>();
   port = 0;
 
+  /** `tlsOptions`: an https:// proxy (the client speaks TLS to the proxy itself). */
   constructor(
     readonly exitAddress: string,
     public behaviour: ProxyBehaviour = 'forward',
     private readonly password?: string,
+    tlsOptions?: { key: Buffer; cert: Buffer },
   ) {
-    this.server.on('connection', (s: net.Socket) => this.hold(s));
+    const refuse = (_req: IncomingMessage, res: http.ServerResponse) => void res.writeHead(405).end();
+    this.server = tlsOptions ? https.createServer(tlsOptions, refuse) : http.createServer(refuse);
+    this.scheme = tlsOptions ? 'https' : 'http';
+    this.server.on(tlsOptions ? 'secureConnection' : 'connection', (s: net.Socket) => this.hold(s));
     this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => this.connect(req, client, head));
   }
+
+  private readonly scheme: 'http' | 'https';
 
   async start(): Promise<this> {
     this.server.listen(0, '127.0.0.1');
@@ -41,7 +49,7 @@ export class TestProxy {
   /** The proxy URL for PROXY_CONFIG, with credentials (a user template for gateway-style proxies). */
   url(user?: string): string {
     const auth = user ? `${user}:${this.password ?? 'secret'}@` : '';
-    return `http://${auth}127.0.0.1:${this.port}`;
+    return `${this.scheme}://${auth}127.0.0.1:${this.port}`;
   }
 
   async stop(): Promise<void> {

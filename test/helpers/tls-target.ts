@@ -6,17 +6,29 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** An https target on loopback whose certificate nobody trusts (self-signed, made by openssl now). */
+export interface SelfSignedCert {
+  key: Buffer;
+  cert: Buffer;
+  /** The certificate's file, for NODE_EXTRA_CA_CERTS where a test wants it trusted. */
+  certPath: string;
+}
+
+/** A certificate for 127.0.0.1, self-signed, made by openssl now. */
+export function selfSignedCert(): SelfSignedCert {
+  const dir = mkdtempSync(join(tmpdir(), 'tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certPath: join(dir, 'cert.pem') };
+}
+
+/** An https target on loopback whose certificate nobody trusts. */
 export class UntrustedTlsTarget {
   private server: https.Server | undefined;
   requests = 0;
   port = 0;
 
   async start(): Promise<this> {
-    const dir = mkdtempSync(join(tmpdir(), 'tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    this.server = https.createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
+    this.server = https.createServer(selfSignedCert(), (_req, res) => {
       this.requests++;
       res.writeHead(200, { 'content-type': 'text/html' }).end('<p>secret behind a bad certificate</p>');
     });

@@ -8,6 +8,7 @@ import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
 import { closedPort, TestProxy } from '../helpers/test-proxy.js';
+import { selfSignedCert } from '../helpers/tls-target.js';
 
 type Detail = { detail: string | Array<{ loc: unknown[]; msg: string; type: string }> };
 
@@ -18,6 +19,7 @@ type Detail = { detail: string | Array<{ loc: unknown[]; msg: string; type: stri
 for (const database of testDatabases()) {
   describe(`egress through upstream proxies (${database.name})`, function () {
     this.timeout(60_000);
+    const proxyCert = selfSignedCert();
     const proxies = {
       usA: new TestProxy('127.0.0.11'),
       usB: new TestProxy('127.0.0.12'),
@@ -28,8 +30,15 @@ for (const database of testDatabases()) {
       gbA: new TestProxy('127.0.0.16'),
       gbB: new TestProxy('127.0.0.17'),
       gateway: new TestProxy('127.0.0.15', 'forward', 'secret'),
+      // An https:// proxy: TLS to the proxy itself, its certificate trusted through NODE_EXTRA_CA_CERTS.
+      nlTls: new TestProxy('127.0.0.21', 'forward', undefined, proxyCert),
     };
-    const env: Record<string, string> = { ALLOW_PRIVATE_TARGETS: 'false', TARGET_ALLOW_CIDRS: '127.0.0.2/32', BROWSER_POOL_SIZE: '1' };
+    const env: Record<string, string> = {
+      ALLOW_PRIVATE_TARGETS: 'false',
+      TARGET_ALLOW_CIDRS: '127.0.0.2/32',
+      BROWSER_POOL_SIZE: '1',
+      NODE_EXTRA_CA_CERTS: proxyCert.certPath,
+    };
     before(async () => {
       for (const p of Object.values(proxies)) await p.start();
       const path = join(mkdtempSync(join(tmpdir(), 'proxies-')), 'proxies.json');
@@ -40,6 +49,7 @@ for (const database of testDatabases()) {
           IT: [`http://dc-user:secret@127.0.0.1:${await closedPort()}`, proxies.it.url()],
           JP: [`http://dc-user:secret@127.0.0.1:${await closedPort()}`, proxies.jpBadGateway.url('dc-user')],
           GB: [proxies.gbA.url(), proxies.gbB.url()],
+          NL: [proxies.nlTls.url('dc-user')],
         },
         residential: { '*': [proxies.gateway.url('user-country-{country}')] },
       }));
@@ -95,6 +105,13 @@ for (const database of testDatabases()) {
         expect(res.headers.get('svc-credits-cost')).to.equal(browser ? '125' : '25');
         expect(proxies.gateway.connects.at(-1)?.user).to.equal('user-country-de');
         expect(s.target.requests.filter((r) => r.url === `/page?${engine}-res`).map((r) => r.remoteAddress)).to.deep.equal(['127.0.0.15']);
+      });
+
+      it(`${engine}: an https:// proxy is spoken to over TLS`, async () => {
+        const res = await call(`/page?${engine}-nl`, browser, [['proxy_country', 'NL']]);
+        expect(res.status).to.equal(200);
+        expect(exits(`/page`).at(-1)).to.equal('127.0.0.21');
+        expect(proxies.nlTls.connects.at(-1)?.user).to.equal('dc-user');
       });
 
       it(`${engine}: a refused proxy and a hanging proxy are skipped within the deadline`, async () => {
@@ -158,7 +175,7 @@ for (const database of testDatabases()) {
       const body = (await res.json()) as Detail;
       expect(res.status).to.equal(422);
       expect(body.detail).to.deep.equal([
-        { loc: ['query', 'proxy_country'], msg: 'no datacenter proxy for country BR on this server; available: US, FR, IT, JP, GB', type: 'value_error.proxy_unavailable' },
+        { loc: ['query', 'proxy_country'], msg: 'no datacenter proxy for country BR on this server; available: US, FR, IT, JP, GB, NL', type: 'value_error.proxy_unavailable' },
       ]);
       await expectMatchesSpec('v2GeneralGet', res, body);
       const v1 = await fetch(`${s.server.base}/v1/general`, {
