@@ -12,12 +12,13 @@ try {
   process.exit(2);
 }
 const logger = createLogger(config.logLevel);
-const server = await startServer(config, logger).catch((err: unknown) => {
+const server = await startServer(config, logger).catch(async (err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(err.message);
     process.exit(2);
   }
   logger.fatal({ err }, 'could not start');
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
   process.exit(1);
 });
 
@@ -27,11 +28,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    const exit = (code: number) => logger.flush(() => process.exit(code));
     server.close().then(
-      () => process.exit(0),
+      () => exit(0),
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        process.exit(1);
+        exit(1);
       },
     );
   });
