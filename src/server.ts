@@ -20,7 +20,7 @@ import type { Fetcher } from './fetchers/fetcher.js';
 import { PlainFetcher } from './fetchers/plain-fetcher.js';
 import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
-import { createApp } from './http/app.js';
+import { bodyParsers, createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
 import { ScrapeService } from './scrape/scrape-service.js';
 import { ApiKeyStore } from './store/api-key-store.js';
@@ -78,21 +78,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     plain: new PlainFetcher({ maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects, userAgent: USER_AGENT }),
     browser: await startBrowserEngine(config, ownPorts, logger),
   });
+  const egress = new Egress(policy, proxies ? new ProxyPool(proxies) : new DirectEgress(), logger);
   const service = new ScrapeService({
     keys,
     credits: new CreditStore(db.knex),
     leases: new LeaseStore(db.knex),
     engines,
-    egress: new Egress(policy, proxies ? new ProxyPool(proxies) : new DirectEgress(), logger),
+    egress,
     walls: WallDetector.default(),
     costs: catalog.costs,
     leaseGraceMs: config.leaseGraceMs,
     logger,
   });
   const spec = loadSpecAssets();
-  const router = new OpenApiRouter(spec.document, operationHandlers(service));
-  await router.init();
-  const app = createApp({ router, spec, logger, maxRequestBodyBytes: config.maxRequestBodyBytes });
+  const routes = await new OpenApiRouter(spec.document, operationHandlers(service)).routes(bodyParsers(config.maxRequestBodyBytes));
+  const app = createApp({ routes, spec, logger, maxRequestBodyBytes: config.maxRequestBodyBytes });
 
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerMalformedRequest);
@@ -109,6 +109,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       server.close();
       server.closeAllConnections();
       await engines.closeAll();
+      egress.close();
       await db.close();
     },
   };

@@ -1,6 +1,5 @@
-import type { Context } from 'openapi-backend';
 import type { Request, Response } from 'express';
-import type { OperationHandler } from '../api/openapi-router.js';
+import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
 import { UnprocessableEntityError } from '../errors/api-error.js';
 import { v1Result } from '../scrape/page-answers.js';
 import { returnTextWanted, toScrapeRequest, type ValidatedParams } from '../scrape/request-params.js';
@@ -8,10 +7,10 @@ import type { ScrapeService } from '../scrape/scrape-service.js';
 
 /** v1GeneralGet and v1GeneralPost: the same parameters from the query or a JSON body. */
 export function v1General(service: ScrapeService): OperationHandler {
-  return async (c: Context, req: Request, res: Response) => {
+  return async (v: ValidatedRequest, req: Request, res: Response) => {
     const source = req.method === 'POST' ? 'body' : 'query';
-    const params = ((source === 'body' ? c.request.requestBody : c.request.query) ?? {}) as ValidatedParams;
-    const apiKey = [req.get('x-api-key'), params['x-api-key'], c.request.query['x-api-key']].find(
+    const params = ((source === 'body' ? v.body : v.query) ?? {}) as ValidatedParams;
+    const apiKey = [req.get('x-api-key'), params['x-api-key'], v.query['x-api-key']].find(
       (k): k is string => typeof k === 'string' && k.length > 0,
     );
     if (!apiKey) {

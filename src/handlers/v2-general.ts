@@ -1,14 +1,13 @@
-import type { Context } from 'openapi-backend';
 import type { Request, Response } from 'express';
-import type { OperationHandler } from '../api/openapi-router.js';
+import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
 import { bodyContentType, v2Headers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest } from './v2-scrape-request.js';
 
 /** v2GeneralGet/Post/Put/Delete: the target's bytes as the body, metadata in headers. */
 export function v2General(service: ScrapeService): OperationHandler {
-  return async (c: Context, req: Request, res: Response) => {
-    const { apiKey, request } = v2ScrapeRequest(c, req, false);
+  return async (v: ValidatedRequest, req: Request, res: Response) => {
+    const { apiKey, request } = v2ScrapeRequest(v, req, false);
     const { page, cost } = await service.scrape(apiKey, request);
     res.locals.cost = cost;
     for (const [name, value] of v2Headers(page, cost)) {

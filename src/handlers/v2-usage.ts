@@ -1,13 +1,12 @@
-import type { Context } from 'openapi-backend';
 import type { Request, Response } from 'express';
-import type { OperationHandler } from '../api/openapi-router.js';
+import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
 import type { components } from '../generated/openapi-types.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 
 /** v2Usage: the key's current subscription period and credits. */
 export function v2Usage(service: ScrapeService): OperationHandler {
-  return async (c: Context, _req: Request, res: Response) => {
-    const key = await service.authenticate(String(c.request.query['x-api-key']));
+  return async (v: ValidatedRequest, _req: Request, res: Response) => {
+    const key = await service.authenticate(String(v.query['x-api-key']));
     const record: components['schemas']['UsageRecord'] = {
       plan_name: key.planName,
       start_date: new Date(key.periodStart).toISOString(),

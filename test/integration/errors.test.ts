@@ -69,6 +69,12 @@ for (const database of testDatabases()) {
         expect(await res.json()).to.deep.equal({ detail: 'Method not allowed. This endpoint accepts GET, POST, PUT, DELETE.' });
       }
       expect(s.target.requestsTo('/page').filter((r) => r.method === 'PATCH')).to.have.length(0);
+      // express would answer HEAD with the GET route: the document declares no HEAD, so nothing is scraped.
+      const seen = s.target.requests.length;
+      const head = await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']], { method: 'HEAD' });
+      expect(head.status).to.equal(405);
+      expect(head.headers.get('allow')).to.equal('GET, POST, PUT, DELETE');
+      expect(s.target.requests.length).to.equal(seen);
     });
 
     it('answers 404 JSON for an unknown path', async () => {
