@@ -2,7 +2,8 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import { DeadlineExceededError, EgressError } from '../errors/engine-errors.js';
 import type { Deadline } from '../fetchers/deadline.js';
-import { egressFailure, fromNodeError } from './egress-failures.js';
+import { connectDirect } from './direct-connect.js';
+import { egressAgents, type HttpAgents } from './egress-agent.js';
 import type { EgressRoute, ProxyEndpoint } from './egress-route.js';
 import { openTunnel, ProxyFailure } from './proxy-tunnel.js';
 import { defaultPort, type CheckedAddress, type TargetPolicy } from './target-policy.js';
@@ -25,7 +26,19 @@ export class EgressContext {
     readonly route: EgressRoute,
     readonly deadline: Deadline,
     private readonly logger: Logger,
+    /** Keep-alive agents shared by every direct request (their connections are checked as dialled). */
+    private readonly sharedDirect?: HttpAgents,
   ) {}
+
+  /**
+   * HTTP agents for this request: the shared keep-alive ones when it leaves directly, or its own
+   * (closed by `release`) when it goes through a proxy, whose tunnels belong to this request.
+   */
+  httpAgents(): { agents: HttpAgents; release(): void } {
+    if (!this.route.proxied && this.sharedDirect) return { agents: this.sharedDirect, release: () => undefined };
+    const agents = egressAgents((host, port) => this.dial(host, port), false);
+    return { agents, release: () => (agents.http.destroy(), agents.https.destroy()) };
+  }
 
   /** What the requested URL would reach; a TargetForbiddenError here means the URL itself is refused. */
   async checkUrl(url: URL): Promise<void> {
@@ -57,38 +70,8 @@ export class EgressContext {
     return new DeadlineExceededError(`no answer from the target within the ${Math.round(this.deadline.budgetMs / 1000)}-second deadline`);
   }
 
-  private async direct(addresses: CheckedAddress[], port: number): Promise<net.Socket> {
-    let last: EgressError | undefined;
-    for (const { address, family } of addresses) {
-      if (this.deadline.expired) throw this.expired();
-      try {
-        return await this.connect(address, family, port);
-      } catch (err) {
-        if (!(err instanceof EgressError)) throw err;
-        last = err;
-      }
-    }
-    throw last ?? egressFailure('unreachable');
-  }
-
-  private connect(address: string, family: 4 | 6, port: number): Promise<net.Socket> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: address, family, port });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(this.expired());
-      }, this.deadline.remainingMs());
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        socket.off('error', onError);
-        resolve(socket);
-      });
-      const onError = (err: Error) => {
-        clearTimeout(timer);
-        reject(fromNodeError(err) ?? egressFailure('unreachable', err));
-      };
-      socket.once('error', onError);
-    });
+  private direct(addresses: CheckedAddress[], port: number): Promise<net.Socket> {
+    return connectDirect(addresses, port, () => this.deadline.remainingMs(), () => this.expired());
   }
 
   private async throughProxy(address: string, port: number): Promise<net.Socket> {

@@ -1,6 +1,6 @@
 import got, { RequestError, type Response } from 'got';
 import { CookieJar } from 'tough-cookie';
-import { egressAgents } from '../egress/egress-agent.js';
+import type { HttpAgents } from '../egress/egress-agent.js';
 import { fromNodeError } from '../egress/egress-failures.js';
 import { DeadlineExceededError, EgressError, EngineError, TargetTooLargeError, TargetUnreachableError } from '../errors/engine-errors.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
@@ -13,9 +13,53 @@ export interface PlainFetcherOptions {
   userAgent: string;
 }
 
+/** Per-request state got's instance-level hooks reach through `options.context`. */
+interface ExchangeContext {
+  spec: FetchSpec;
+  /** Created on the first cookie: most pages set none, and a jar costs a third of a request. */
+  jar: CookieJar | undefined;
+}
+
+function setCookies(response: Pick<Response, 'headers'>): string[] {
+  const value = response.headers['set-cookie'];
+  return value === undefined ? [] : ([] as string[]).concat(value);
+}
+
+async function storeCookies(jar: CookieJar, raw: string[], url: string): Promise<void> {
+  for (const cookie of raw) await jar.setCookie(cookie, url, { ignoreError: true });
+}
+
 /** The `browser=false` engine: one HTTP exchange (plus redirects) with got, within the deadline. */
 export class PlainFetcher implements Fetcher {
-  constructor(private readonly options: PlainFetcherOptions) {}
+  /** One configured got for every request: only what differs per request is passed per request. */
+  private readonly client;
+
+  constructor(private readonly options: PlainFetcherOptions) {
+    this.client = got.extend({
+      headers: { 'user-agent': options.userAgent },
+      followRedirect: true,
+      maxRedirects: options.maxRedirects,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      decompress: true,
+      hooks: {
+        beforeRedirect: [
+          async (next, response) => {
+            // got copies `context` for each hop: the state lives one reference further down.
+            const context = (next.context as { exchange: ExchangeContext }).exchange;
+            // Addresses are checked as the egress dials; a redirect's scheme is checked here.
+            context.spec.egress.policy.checkScheme(next.url as URL);
+            // A cookie set on the way must reach the next hop: the jar starts with it.
+            const raw = setCookies(response);
+            if (context.jar || raw.length === 0) return;
+            context.jar = new CookieJar();
+            await storeCookies(context.jar, raw, response.url);
+            next.cookieJar = context.jar;
+          },
+        ],
+      },
+    });
+  }
 
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
     const idempotent = spec.method !== 'POST';
@@ -40,57 +84,38 @@ export class PlainFetcher implements Fetcher {
   async close(): Promise<void> {}
 
   private async once(spec: FetchSpec): Promise<FetchedPage> {
-    const jar = new CookieJar();
-    for (const c of spec.cookies) await jar.setCookie(`${c.name}=${c.value}`, spec.url.href, { ignoreError: true });
-    const agent = egressAgents(spec.egress);
+    const context: ExchangeContext = { spec, jar: undefined };
+    if (spec.cookies.length > 0) {
+      context.jar = new CookieJar();
+      for (const c of spec.cookies) await context.jar.setCookie(`${c.name}=${c.value}`, spec.url.href, { ignoreError: true });
+    }
+    const { agents, release } = spec.egress.httpAgents();
     try {
-      return await this.exchange(spec, jar, agent);
+      return await this.exchange(context, agents);
     } finally {
-      agent.http.destroy();
-      agent.https.destroy();
+      release();
     }
   }
 
-  private async exchange(spec: FetchSpec, jar: CookieJar, agent: ReturnType<typeof egressAgents>): Promise<FetchedPage> {
-    const stream = got.stream(spec.url, {
+  private async exchange(context: ExchangeContext, agent: HttpAgents): Promise<FetchedPage> {
+    const { spec } = context;
+    const stream = this.client.stream(spec.url, {
       method: spec.method,
-      headers: { 'user-agent': this.options.userAgent, ...spec.headers },
+      headers: spec.headers,
       // A got stream with a method that may carry a body waits for one to be written: give it an
       // empty one, so a bodiless POST/PUT/DELETE goes out at once with Content-Length: 0.
       body: spec.method === 'GET' ? undefined : (spec.body ?? Buffer.alloc(0)),
-      cookieJar: jar,
-      followRedirect: true,
-      maxRedirects: this.options.maxRedirects,
-      throwHttpErrors: false,
-      retry: { limit: 0 },
+      cookieJar: context.jar,
+      // The request's deadline, as got's own timer (an AbortSignal as well would be a second one).
       timeout: { request: Math.max(1, spec.deadline.remainingMs()) },
-      decompress: true,
       agent,
-      signal: spec.deadline.signal,
-      hooks: {
-        // Addresses are checked as the egress dials; a redirect's scheme is checked here.
-        beforeRedirect: [(options) => spec.egress.policy.checkScheme(options.url as URL)],
-      },
+      context: { exchange: context },
     });
-    let response: Response | undefined;
-    stream.on('response', (r: Response) => {
-      response = r;
-      if (r.rawHeaders.length / 2 > MAX_TARGET_HEADERS) stream.destroy(new EgressError('headers', "the target's response headers are too large or too many"));
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Counted after decompression, so a small compressed bomb stops at the same cap.
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > this.options.maxBodyBytes) {
-        stream.destroy();
-        throw new TargetTooLargeError(`the answer exceeds ${this.options.maxBodyBytes} bytes`);
-      }
-      chunks.push(chunk);
-    }
-    if (!response) throw new TargetUnreachableError('no response');
+    const { response, chunks, size } = await this.collect(stream);
     const finalUrl = response.url;
-    const cookies = (await jar.getCookies(finalUrl)).map((c) => ({ name: c.key, value: c.value }));
+    const lastCookies = setCookies(response);
+    if (!context.jar && lastCookies.length > 0) await storeCookies((context.jar = new CookieJar()), lastCookies, finalUrl);
+    const cookies = context.jar ? (await context.jar.getCookies(finalUrl)).map((c) => ({ name: c.key, value: c.value })) : [];
     const headers: Array<[string, string]> = [];
     for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
     return {
@@ -104,6 +129,30 @@ export class PlainFetcher implements Fetcher {
       xhrs: [],
       iframes: [],
     };
+  }
+
+  /**
+   * The response and its body, counted after decompression so that a small compressed bomb stops
+   * at the same cap. Events, not async iteration: a promise per chunk is measurable per request.
+   */
+  private collect(stream: ReturnType<typeof got.stream>): Promise<{ response: Response; chunks: Buffer[]; size: number }> {
+    const max = this.options.maxBodyBytes;
+    return new Promise((resolve, reject) => {
+      let response: Response | undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('response', (r: Response) => {
+        response = r;
+        if (r.rawHeaders.length / 2 > MAX_TARGET_HEADERS) stream.destroy(new EgressError('headers', "the target's response headers are too large or too many"));
+      });
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > max) stream.destroy(new TargetTooLargeError(`the answer exceeds ${max} bytes`));
+        else chunks.push(chunk);
+      });
+      stream.once('error', reject);
+      stream.once('end', () => (response ? resolve({ response, chunks, size }) : reject(new TargetUnreachableError('no response'))));
+    });
   }
 
   private translate(err: unknown, spec: FetchSpec): Error {

@@ -90,6 +90,17 @@ for (const database of testDatabases()) {
       expect(await res.text()).to.equal(PAGE_HTML);
     });
 
+    it('carries a cookie set on a redirect hop to the next hop, and reports it (no cookies asked for)', async () => {
+      s.target.route('/set-and-redirect', (_req, res) => void res.writeHead(302, { location: '/echo?after-hop', 'set-cookie': 'hop=1; Path=/' }).end());
+      const res = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/set-and-redirect')], ['browser', 'false']]);
+      const body = (await res.json()) as { content: string; cookies: string };
+      expect(res.status).to.equal(200);
+      expect(JSON.parse(body.content).headers.cookie).to.equal('hop=1');
+      expect(body.cookies).to.equal('hop=1');
+      const plainPage = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']]);
+      expect(((await plainPage.json()) as { cookies: string }).cookies).to.equal('session=abc123; theme=dark');
+    });
+
     it('stops an endless redirect loop with a 404, not charged', async () => {
       const before = await s.store.remaining(key);
       const res = await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/loop')], ['browser', 'false']]);
