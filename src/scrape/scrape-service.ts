@@ -9,7 +9,7 @@ import { translateEngineError } from '../errors/translate-engine-error.js';
 import { Deadline } from '../fetchers/deadline.js';
 import type { EngineRegistry } from '../fetchers/engine-registry.js';
 import type { FetchedPage } from '../fetchers/fetcher.js';
-import type { ApiKeyRecord, ApiKeyStore } from '../store/api-key-store.js';
+import { hashApiKey, type ApiKeyRecord, type ApiKeyStore } from '../store/api-key-store.js';
 import type { CreditStore } from '../store/credit-store.js';
 import type { Lease, LeaseStore } from '../store/lease-store.js';
 import { creditCost } from './credit-cost.js';
@@ -25,6 +25,12 @@ export interface ScrapeServiceDeps {
   costs: CostTable;
   leaseGraceMs: number;
   logger: Logger;
+}
+
+/** Credits taken for one request, to give back if its answer will not be a 200, and its slot. */
+interface Charge {
+  refund(): Promise<void>;
+  release(): Promise<void>;
 }
 
 export interface ScrapeOutcome {
@@ -48,30 +54,53 @@ export class ScrapeService {
   async scrape(apiKey: string, req: ScrapeRequest): Promise<ScrapeOutcome> {
     const deadline = new Deadline(req.timeoutMs);
     try {
-      let key = await this.authenticate(apiKey);
       const cost = creditCost(this.deps.costs, req);
-      if (key.creditsRemaining < cost) throw insufficient(key, cost);
-      const egress = await this.openEgress(req, deadline);
-      const lease = await this.takeSlot(key, deadline);
+      const charge = await this.charge(apiKey, cost, deadline);
       try {
-        if (!(await this.deps.credits.reserve(key.id, cost, key.periodEnd))) {
-          // Drained by a concurrent request, or the period just rolled over: re-read once.
-          key = await this.authenticate(apiKey);
-          if (!(await this.deps.credits.reserve(key.id, cost, key.periodEnd))) throw insufficient(key, cost);
-        }
-        try {
-          const page = await this.fetch(req, egress);
-          return { page, cost };
-        } catch (err) {
-          await this.deps.credits.refund(key.id, cost, key.periodEnd);
-          throw err;
-        }
+        const egress = await this.openEgress(req, deadline);
+        const page = await this.fetch(req, egress);
+        return { page, cost };
+      } catch (err) {
+        await charge.refund();
+        throw err;
       } finally {
-        if (lease) await this.deps.leases.release(lease).catch((err) => this.deps.logger.error({ err }, 'lease release failed'));
+        await charge.release();
       }
     } finally {
       deadline.dispose();
     }
+  }
+
+  /**
+   * Authenticates and takes the credits. A key of an uncapped plan costs one statement (the
+   * debit is the authentication); only when it changes nothing is the key read to say why (403),
+   * to roll its period over, or to hold a concurrency slot for a capped plan (409).
+   */
+  private async charge(apiKey: string, cost: number, deadline: Deadline): Promise<Charge> {
+    const keyHash = hashApiKey(apiKey);
+    const at = Date.now();
+    const { credits, leases, logger } = this.deps;
+    if (await credits.debitUncapped(keyHash, cost, at)) {
+      return { refund: () => credits.refundUncapped(keyHash, cost, at), release: async () => undefined };
+    }
+    let key = await this.authenticate(apiKey);
+    if (key.creditsRemaining < cost) throw insufficient(key, cost);
+    const lease = await this.takeSlot(key, deadline);
+    const release = async () => {
+      if (lease) await leases.release(lease).catch((err: unknown) => logger.error({ err }, 'lease release failed'));
+    };
+    try {
+      if (!(await credits.reserve(key.id, cost, key.periodEnd))) {
+        // Drained by a concurrent request, or the period just rolled over: re-read once.
+        key = await this.authenticate(apiKey);
+        if (!(await credits.reserve(key.id, cost, key.periodEnd))) throw insufficient(key, cost);
+      }
+    } catch (err) {
+      await release();
+      throw err;
+    }
+    const { id, periodEnd } = key;
+    return { refund: () => credits.refund(id, cost, periodEnd), release };
   }
 
   private async takeSlot(key: ApiKeyRecord, deadline: Deadline): Promise<Lease | undefined> {

@@ -1,11 +1,43 @@
 import type { Knex } from 'knex';
 
 /**
+ * The hot path's one statement: authenticates an active key of an uncapped plan by its hash and
+ * takes the credits from its current period, or changes nothing. Constant text, so the driver's
+ * statement is prepared once (see database.ts).
+ */
+const DEBIT_UNCAPPED = `UPDATE api_keys SET credits_remaining = credits_remaining - ?
+  WHERE key_hash = ? AND revoked_at IS NULL AND max_concurrency IS NULL AND period_start <= ? AND period_end > ? AND credits_remaining >= ?`;
+const REFUND_UNCAPPED = `UPDATE api_keys SET credits_remaining = CASE WHEN credits_remaining + ? > credits_total THEN credits_total ELSE credits_remaining + ? END
+  WHERE key_hash = ? AND period_start <= ? AND period_end > ?`;
+
+/** Rows an UPDATE changed: better-sqlite3 answers `{ changes }`, mysql2 `[{ affectedRows }, …]`. */
+function changedRows(result: unknown): number {
+  const first = Array.isArray(result) ? result[0] : result;
+  const r = first as { changes?: number; affectedRows?: number };
+  return Number(r.changes ?? r.affectedRows ?? 0);
+}
+
+/**
  * Credits move only through single conditional UPDATEs, so the balance is exact under any
  * concurrency and across processes, and never goes below zero.
  */
 export class CreditStore {
   constructor(private readonly knex: Knex) {}
+
+  /**
+   * One round trip for a request of an uncapped key: true when the key hashed `keyHash` is
+   * active, uncapped, in the period containing `at`, and had `cost` credits (now taken). False
+   * says only that one of those did not hold: the caller reads the key to find out which.
+   */
+  async debitUncapped(keyHash: string, cost: number, at: number): Promise<boolean> {
+    return changedRows(await this.knex.raw(DEBIT_UNCAPPED, [cost, keyHash, at, at, cost])) === 1;
+  }
+
+  /** Gives back a debitUncapped into the period it was taken from (the one containing `at`). */
+  async refundUncapped(keyHash: string, cost: number, at: number): Promise<void> {
+    if (cost === 0) return;
+    await this.knex.raw(REFUND_UNCAPPED, [cost, cost, keyHash, at, at]);
+  }
 
   /**
    * Takes `cost` credits from the key's period ending at `periodEnd`, if it still has them.
