@@ -33,6 +33,8 @@ function authority(text: string): { host: string; port: number } | undefined {
  */
 export class EgressGateway {
   private egress: EgressContext | undefined;
+  /** The render's kept-alive connections for plain-http requests (a page's subresources reuse them). */
+  private agent: http.Agent | undefined;
   private readonly sockets = new Set<Duplex>();
   /** Why connections of the current render failed, by `host:port`: Chrome only sees a closed tunnel. */
   private readonly failures = new Map<string, EgressError>();
@@ -65,11 +67,14 @@ export class EgressGateway {
   serve(egress: EgressContext): void {
     this.finish();
     this.egress = egress;
+    this.agent = new RenderAgent((host, port) => this.dial(host, port));
   }
 
   /** The render is over: refuse everything, cut every connection, forget its failures. */
   finish(): void {
     this.egress = undefined;
+    this.agent?.destroy();
+    this.agent = undefined;
     this.failures.clear();
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
@@ -154,25 +159,40 @@ export class EgressGateway {
     }
     const host = bareHost(url.hostname).toLowerCase();
     const port = defaultPort(url);
-    void this.dial(host, port).then((socket) => {
-      // No answer at all: Chrome reports the request failed, and the gateway knows why.
-      if (!socket) return void req.socket.destroy();
-      const upstream = http.request({
-        method: req.method,
-        path: `${url.pathname}${url.search}`,
-        headers: passOn(req.rawHeaders),
-        setHost: false,
-        createConnection: () => socket,
-      });
-      upstream.on('response', (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passOn(answer.rawHeaders));
-        answer.pipe(res);
-      });
-      upstream.on('error', (err) => {
-        this.failures.set(`${host}:${port}`, egressFailure(/HPE_HEADER_OVERFLOW/.test(String((err as NodeJS.ErrnoException).code)) ? 'headers' : 'reset', err));
-        req.socket.destroy();
-      });
-      req.pipe(upstream);
+    if (!this.agent) return void req.socket.destroy();
+    const upstream = http.request({
+      host,
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers: passOn(req.rawHeaders),
+      setHost: false,
+      agent: this.agent,
     });
+    upstream.on('response', (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passOn(answer.rawHeaders));
+      answer.pipe(res);
+    });
+    // No answer at all: Chrome reports the request failed, and the gateway knows why.
+    upstream.on('error', (err) => {
+      const key = `${host}:${port}`;
+      if (!this.failures.has(key)) this.failures.set(key, egressFailure(/HPE_HEADER_OVERFLOW/.test(String((err as NodeJS.ErrnoException).code)) ? 'headers' : 'reset', err));
+      req.socket.destroy();
+    });
+    req.pipe(upstream);
+  }
+}
+
+/** A keep-alive agent whose connections are dialled by the gateway (checked, through the render's route). */
+class RenderAgent extends http.Agent {
+  constructor(private readonly dialChecked: (host: string, port: number) => Promise<Socket | undefined>) {
+    super({ keepAlive: true });
+  }
+
+  override createConnection(options: http.ClientRequestArgs, created?: (err: Error | null, stream: Duplex) => void): undefined {
+    void this.dialChecked(String(options.host), Number(options.port)).then((socket) =>
+      socket ? created?.(null, socket) : created?.(new Error('refused by the egress'), undefined as unknown as Duplex),
+    );
+    return undefined;
   }
 }
