@@ -44,6 +44,8 @@ export interface FetchSpec {
   collectExtras: boolean;
   /** Whether the answer carries the page's text (v1 return_text, extended). */
   wantsText: boolean;
+  /** Whether the answer lists the page's cookies (v1, extended; v2 general does not). */
+  wantsCookies: boolean;
 }
 
 export interface XhrRecord {

@@ -113,9 +113,7 @@ export class PlainFetcher implements Fetcher {
     });
     const { response, chunks, size } = await this.collect(stream);
     const finalUrl = response.url;
-    const lastCookies = setCookies(response);
-    if (!context.jar && lastCookies.length > 0) await storeCookies((context.jar = new CookieJar()), lastCookies, finalUrl);
-    const cookies = context.jar ? (await context.jar.getCookies(finalUrl)).map((c) => ({ name: c.key, value: c.value })) : [];
+    const cookies = spec.wantsCookies ? await this.finalCookies(context, response, finalUrl) : [];
     const headers: Array<[string, string]> = [];
     for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
     return {
@@ -129,6 +127,13 @@ export class PlainFetcher implements Fetcher {
       xhrs: [],
       iframes: [],
     };
+  }
+
+  /** Cookies visible to the final URL: the jar's, with those the last answer set. */
+  private async finalCookies(context: ExchangeContext, response: Response, finalUrl: string): Promise<Array<{ name: string; value: string }>> {
+    const lastCookies = setCookies(response);
+    if (!context.jar && lastCookies.length > 0) await storeCookies((context.jar = new CookieJar()), lastCookies, finalUrl);
+    return context.jar ? (await context.jar.getCookies(finalUrl)).map((c) => ({ name: c.key, value: c.value })) : [];
   }
 
   /**

@@ -18,7 +18,7 @@ export function v1General(service: ScrapeService): OperationHandler {
         { loc: [source, 'x-api-key'], msg: 'field required (or send the x-api-key header)', type: 'value_error.missing' },
       ]);
     }
-    const request = toScrapeRequest(params, { method: 'GET', body: undefined, rawHeaders: [], collectExtras: false, forwardHeaders: false, source });
+    const request = toScrapeRequest(params, { method: 'GET', body: undefined, rawHeaders: [], collectExtras: false, wantsCookies: true, forwardHeaders: false, source });
     const { page, cost } = await service.scrape(apiKey, request);
     res.locals.cost = cost;
     res.setHeader('Svc-credits-cost', String(cost));

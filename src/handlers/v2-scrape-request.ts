@@ -13,6 +13,8 @@ export function v2ScrapeRequest(v: ValidatedRequest, req: Request, collectExtras
     body,
     rawHeaders: req.rawHeaders,
     collectExtras,
+    // Only the extended answer lists cookies; the general one carries the target's Set-Cookie headers.
+    wantsCookies: collectExtras,
     forwardHeaders: true,
     source: 'query',
   });

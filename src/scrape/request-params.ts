@@ -14,6 +14,8 @@ export interface RequestContext {
   body: Buffer | undefined;
   rawHeaders: string[];
   collectExtras: boolean;
+  /** Whether the answer lists the page's cookies. */
+  wantsCookies: boolean;
   /** v1 takes no forwarded headers; v2 forwards `svc-` headers. */
   forwardHeaders: boolean;
   /** Where the parameters came from, for the `loc` of a 422. */
@@ -52,6 +54,7 @@ export function toScrapeRequest(p: ValidatedParams, ctx: RequestContext): Scrape
     timeoutMs: (p.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(p.timeout)) * 1000,
     collectExtras: ctx.collectExtras,
     wantsText: ctx.collectExtras || returnTextWanted(p),
+    wantsCookies: ctx.wantsCookies,
     paramSource: ctx.source,
   };
 }

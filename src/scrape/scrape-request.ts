@@ -18,6 +18,7 @@ export interface ScrapeRequest {
   timeoutMs: number;
   collectExtras: boolean;
   wantsText: boolean;
+  wantsCookies: boolean;
   /** Where the parameters came from, for the `loc` of a 422. */
   paramSource: 'query' | 'body';
 }

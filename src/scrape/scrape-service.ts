@@ -172,6 +172,7 @@ export class ScrapeService {
       blockResources: req.blockResources,
       collectExtras: req.collectExtras,
       wantsText: req.wantsText,
+      wantsCookies: req.wantsCookies,
     });
   }
 }

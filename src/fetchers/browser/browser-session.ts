@@ -34,6 +34,8 @@ export class BrowserSession {
   /** Renders served so far. */
   pages = 0;
   private dead = false;
+  /** The page-load and script timeouts last given to WebDriver. */
+  private pageLoadMs = -1;
 
   private constructor(
     readonly driver: WebDriver,
@@ -93,6 +95,17 @@ export class BrowserSession {
     }
   }
 
+  /**
+   * Cuts page loads and scripts off after `ms`. A WebDriver round trip, so it is skipped when the
+   * limit in force is already no longer than `ms` and within a second of it (consecutive requests
+   * with the same timeout).
+   */
+  async limitPageLoad(ms: number): Promise<void> {
+    if (this.pageLoadMs <= ms && ms - this.pageLoadMs < 1_000) return;
+    await this.driver.manage().setTimeouts({ pageLoad: ms, script: ms });
+    this.pageLoadMs = ms;
+  }
+
   get alive(): boolean {
     return !this.dead && !this.cdp.isClosed && (this.process?.alive ?? true);
   }
@@ -114,35 +127,37 @@ export class BrowserSession {
    */
   async reset(origins: Iterable<string>): Promise<void> {
     const handles = await this.driver.getAllWindowHandles();
-    for (const handle of handles) {
-      if (handle === this.mainWindow) continue;
-      await this.driver.switchTo().window(handle);
-      await this.driver.close();
+    if (handles.length > 1) {
+      for (const handle of handles) {
+        if (handle === this.mainWindow) continue;
+        await this.driver.switchTo().window(handle);
+        await this.driver.close();
+      }
+      await this.driver.switchTo().window(this.mainWindow);
     }
-    await this.driver.switchTo().window(this.mainWindow);
-    await this.cdp.send('Fetch.disable');
-    await this.cdp.send('Page.disable');
-    const leave = await this.cdp.send<{ result: { value?: boolean } }>('Runtime.evaluate', {
-      expression: HAS_LEAVE_HANDLERS,
-      includeCommandLineAPI: true,
-      returnByValue: true,
-    });
+    // Commands on one DevTools connection run in order: sent together, they cost one round trip.
+    const [, , leave] = await Promise.all([
+      this.cdp.send('Fetch.disable'),
+      this.cdp.send('Page.disable'),
+      this.cdp.send<{ result: { value?: boolean } }>('Runtime.evaluate', {
+        expression: HAS_LEAVE_HANDLERS,
+        includeCommandLineAPI: true,
+        returnByValue: true,
+      }),
+    ]);
     if (leave.result.value === false) {
-      await this.cdp.send('Page.stopLoading');
-      await this.cdp.send('Page.setWebLifecycleState', { state: 'frozen' });
+      await Promise.all([this.cdp.send('Page.stopLoading'), this.cdp.send('Page.setWebLifecycleState', { state: 'frozen' })]);
     } else {
       await this.driver.get('about:blank');
     }
     // Session storage lives with the tab: cleared for every origin the request touched. The
     // domain is on only for this, so renders do not stream storage events.
-    await this.cdp.send('DOMStorage.enable');
-    await Promise.all(
-      [...origins].map((origin) =>
+    await Promise.all([
+      this.cdp.send('DOMStorage.enable'),
+      ...[...origins].map((origin) =>
         this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }).catch(() => undefined),
       ),
-    );
-    await this.cdp.send('DOMStorage.disable');
-    await Promise.all([
+      this.cdp.send('DOMStorage.disable'),
       this.cdp.send('Network.clearBrowserCookies'),
       ...[...origins].map((origin) => this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
     ]);

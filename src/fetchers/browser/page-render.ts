@@ -86,8 +86,13 @@ export class PageRender {
     }
     const headers = this.recorder.mainHeaders();
     if (headers.length > MAX_TARGET_HEADERS) throw new EgressError('headers', "the target's response headers are too large or too many");
-    if (!(await this.committed())) {
-      // The window still shows the document from before (another request's, frozen): never read it.
+    // With nothing to run on the page first, its DOM is read while the commit is checked (one
+    // round trip less); a snippet or a selector wait acts on the page, so only ever on this
+    // request's own document.
+    const readAtOnce = !spec.returnPageSource && !spec.jsSnippet && spec.waitForSelector === undefined;
+    const [committed, early] = await Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]);
+    if (!committed) {
+      // The window still shows the document from before (another request's, frozen): never use it.
       if (main.status === 204 || main.status === 205 || main.status === 304) {
         return { ...(await this.finish(main.url)), finalUrl: main.url, status: main.status, headers, body: Buffer.alloc(0), contentType: undefined, text: '' };
       }
@@ -113,7 +118,7 @@ export class PageRender {
         throw err;
       }
     }
-    const page = (await driver.executeScript(CAPTURE_SCRIPT, spec.wantsText)) as { html: string; text: string | null; url: string };
+    const page = early ?? (await this.capture());
     return {
       ...(await this.finish(page.url)),
       finalUrl: page.url,
@@ -123,6 +128,10 @@ export class PageRender {
       contentType: 'text/html; charset=utf-8',
       text: page.text ?? undefined,
     };
+  }
+
+  private async capture(): Promise<{ html: string; text: string | null; url: string }> {
+    return (await this.session.driver.executeScript(CAPTURE_SCRIPT, this.spec.wantsText)) as { html: string; text: string | null; url: string };
   }
 
   private remaining(): number {
@@ -139,7 +148,7 @@ export class PageRender {
     for (const delay of connectRetryDelays(this.spec.deadline)) {
       if (delay > 0) await pause(delay, this.spec.deadline.signal);
       if (this.remaining() <= 0) return;
-      await driver.manage().setTimeouts({ pageLoad: Math.max(1, this.remaining()), script: Math.max(1, this.remaining()) });
+      await this.session.limitPageLoad(Math.max(1, this.remaining()));
       try {
         await driver.get(this.spec.url.href);
       } catch (err) {
@@ -188,7 +197,9 @@ export class PageRender {
   }
 
   private async finish(url: string): Promise<Pick<FetchedPage, 'cookies' | 'xhrs' | 'iframes'>> {
-    const { cookies } = await this.session.cdp.send<{ cookies: Array<{ name: string; value: string }> }>('Network.getCookies', { urls: [url] });
+    const cookies = this.spec.wantsCookies
+      ? (await this.session.cdp.send<{ cookies: Array<{ name: string; value: string }> }>('Network.getCookies', { urls: [url] })).cookies
+      : [];
     return {
       cookies: cookies.map(({ name, value }) => ({ name, value })),
       xhrs: this.spec.collectExtras ? await this.recorder.xhrRecords() : [],
