@@ -62,6 +62,30 @@ for (const database of testDatabases()) {
       expect((await keys.findActive(key))?.creditsRemaining).to.equal(50);
     });
 
+    it('debits an active uncapped key in one statement, and refuses every other case without a change', async () => {
+      const keys = new ApiKeyStore(db.knex, clock);
+      const credits = new CreditStore(db.knex);
+      const paid = await keys.create({ planName: 'startup', credits: 50, maxConcurrency: null });
+      const capped = await keys.create({ planName: 'free', credits: 50, maxConcurrency: 1 });
+      const revoked = await keys.create({ planName: 'startup', credits: 50, maxConcurrency: null });
+      await keys.revoke(revoked.key);
+      const at = now;
+      expect(await credits.debitUncapped(hashApiKey(paid.key), 20, at)).to.equal(true);
+      expect(await credits.debitUncapped(hashApiKey(paid.key), 31, at), 'more than remains').to.equal(false);
+      expect(await credits.debitUncapped(hashApiKey(capped.key), 1, at), 'a capped plan takes the lease path').to.equal(false);
+      expect(await credits.debitUncapped(hashApiKey(revoked.key), 1, at), 'revoked').to.equal(false);
+      expect(await credits.debitUncapped(hashApiKey('sg_unknown'), 1, at), 'unknown').to.equal(false);
+      expect(await credits.debitUncapped(hashApiKey(paid.key), 1, paid.record.periodEnd), 'the period has ended').to.equal(false);
+      expect((await keys.findActive(paid.key))?.creditsRemaining).to.equal(30);
+      expect((await keys.findActive(capped.key))?.creditsRemaining).to.equal(50);
+      // A refund lands in the period that held the debit, never above the total.
+      await credits.refundUncapped(hashApiKey(paid.key), 20, at);
+      await credits.refundUncapped(hashApiKey(paid.key), 20, at);
+      expect((await keys.findActive(paid.key))?.creditsRemaining).to.equal(50);
+      await credits.refundUncapped(hashApiKey(paid.key), 5, paid.record.periodEnd + 1);
+      expect((await keys.findActive(paid.key))?.creditsRemaining).to.equal(50);
+    });
+
     it('revokes by key or by display prefix, and a revoked key is no longer found', async () => {
       const keys = new ApiKeyStore(db.knex, clock);
       const a = await keys.create({ planName: 'free', credits: 10, maxConcurrency: 1 });
