@@ -18,6 +18,10 @@ export interface HttpAgents {
 /** Idle kept-alive connections are closed after this long. */
 const IDLE_MS = 15_000;
 
+function agentOptions(keepAlive: boolean): http.AgentOptions {
+  return { keepAlive, timeout: keepAlive ? IDLE_MS : undefined, scheduling: 'lifo' };
+}
+
 /** Node's asynchronous createConnection: the stream arrives through `created` once dialled. */
 function dialFor(dial: Dial, options: http.ClientRequestArgs, created: Created | undefined, wrap: (socket: Socket) => Duplex): undefined {
   const host = bareHost(String(options.hostname ?? options.host ?? ''));
@@ -34,7 +38,7 @@ class EgressHttpAgent extends http.Agent {
     private readonly dial: Dial,
     keepAlive: boolean,
   ) {
-    super({ keepAlive, timeout: keepAlive ? IDLE_MS : undefined, scheduling: 'lifo' });
+    super(agentOptions(keepAlive));
   }
 
   override createConnection(options: http.ClientRequestArgs, created?: Created): undefined {
@@ -48,7 +52,7 @@ class EgressHttpsAgent extends https.Agent {
     private readonly dial: Dial,
     keepAlive: boolean,
   ) {
-    super({ keepAlive, timeout: keepAlive ? IDLE_MS : undefined, scheduling: 'lifo' });
+    super(agentOptions(keepAlive));
   }
 
   override createConnection(options: https.RequestOptions, created?: Created): undefined {

@@ -144,7 +144,7 @@ export class EgressGateway {
     });
   }
 
-  /** A plain-http request in absolute form: sent on its own checked connection, answered as received. */
+  /** A plain-http request in absolute form: sent on one of the render's checked connections, answered as received. */
   private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
     let url: URL;
     try {
