@@ -32,6 +32,8 @@ for (const database of testDatabases()) {
     const tls = new UntrustedTlsTarget();
     let key: string;
     let refused: number;
+    /** Drip answers whose connection is still open. */
+    let dripping = 0;
 
     before(async () => {
       await tls.start();
@@ -40,10 +42,14 @@ for (const database of testDatabases()) {
       key = await s.store.key({ planName: 'free', credits: 100_000, maxConcurrency: 1 });
       s.target.route('/reset', (req: IncomingMessage) => void req.socket.destroy());
       s.target.route('/drip', (_req: IncomingMessage, res: ServerResponse) => {
+        dripping++;
         res.writeHead(200, { 'content-type': 'text/html' });
         res.write('<p>drip');
         const timer = setInterval(() => res.write('.'), 100);
-        res.on('close', () => clearInterval(timer));
+        res.on('close', () => {
+          clearInterval(timer);
+          dripping--;
+        });
       });
       s.target.route('/big-html', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.alloc(2_000_000, 0x61)));
       // 64 MiB of text compress to about 64 KiB: only counting decoded bytes stops it.
@@ -117,6 +123,9 @@ for (const database of testDatabases()) {
         expect(Date.now() - started).to.be.below(7_500);
         expect(res.status).to.be.oneOf([200, 404]);
         await res.arrayBuffer();
+        // The connection to the target is cut with the request, not left dripping.
+        for (let i = 0; i < 40 && dripping > 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(dripping, 'drip connections left open').to.equal(0);
       });
 
       it(`${engine}: after all of that the next request is served at once`, async () => {
