@@ -15,6 +15,7 @@ import { TargetPolicy } from './egress/target-policy.js';
 import { BrowserFetcher } from './fetchers/browser/browser-fetcher.js';
 import { BrowserPool } from './fetchers/browser/browser-pool.js';
 import { BrowserSession } from './fetchers/browser/browser-session.js';
+import { locateChromedriver } from './fetchers/browser/driver-locator.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
 import type { Fetcher } from './fetchers/fetcher.js';
 import { PlainFetcher } from './fetchers/plain-fetcher.js';
@@ -33,7 +34,7 @@ async function startBrowserEngine(config: Config, ownPorts: OwnPorts, logger: Lo
   if (browser.poolSize === 0) return undefined;
   const sessionOptions = {
     chromiumPath: browser.chromiumPath,
-    chromedriverPath: browser.chromedriverPath,
+    chromedriverPath: locateChromedriver(browser.chromedriverPath),
     remoteUrl: browser.remoteUrl,
     gatewayHost: browser.gatewayHost,
     ownPorts,

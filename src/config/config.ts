@@ -40,7 +40,7 @@ const schema = z.object({
   BROWSER_MAX_PAGES: positiveInt.default(100),
   BROWSER_MAX_MEMORY_MB: positiveInt.default(800),
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
-  CHROMEDRIVER_PATH: z.string().min(1).default('/usr/bin/chromedriver'),
+  CHROMEDRIVER_PATH: z.string().min(1).optional(),
   SELENIUM_REMOTE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
@@ -80,7 +80,8 @@ export interface BrowserConfig {
   /** Memory (PSS of driver and browser processes) past which a session is retired. */
   maxMemoryMb: number;
   chromiumPath: string;
-  chromedriverPath: string;
+  /** Unset: the `chromedriver` package's copy of Debian's driver (driver-locator.ts). */
+  chromedriverPath: string | undefined;
   /** A Selenium Grid to run the sessions on instead of local chromedriver processes. */
   remoteUrl: string | undefined;
   /** Where each session's egress gateway listens (the browsers must reach it there). */

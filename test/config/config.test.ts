@@ -24,7 +24,7 @@ describe('loadConfig', () => {
       maxPages: 5,
       maxMemoryMb: 300,
       chromiumPath: '/usr/bin/chromium',
-      chromedriverPath: '/usr/bin/chromedriver',
+      chromedriverPath: undefined,
       remoteUrl: 'http://127.0.0.1:4444',
       gatewayHost: '127.0.0.1',
     });
