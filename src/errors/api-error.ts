@@ -54,9 +54,10 @@ export class LockedError extends ApiError {
   readonly status = 423;
 }
 
+/** A 500 says only what the caller can act on (retry later); the cause goes to the log. */
 export class InternalError extends ApiError {
   readonly status = 500;
-  constructor() {
-    super('Internal server error');
+  constructor(detail = 'Internal server error') {
+    super(detail);
   }
 }
