@@ -14,8 +14,9 @@ for _ in $(seq 1 100); do [ -s "$work/proxies.json" ] && break; sleep 0.1; done
 PROXY_CONFIG="$work/proxies.json" PORT=$port node --import tsx src/index.ts > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server $proxy 2>/dev/null; wait $server $proxy 2>/dev/null; rm -rf "$work"' EXIT
+# /readyz: the database answers and the browser pool is warm, as a load balancer would wait.
 for _ in $(seq 1 300); do
-  curl -sf "http://127.0.0.1:$port/openapi.json" >/dev/null && break
+  curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break
   sleep 0.2
 done
 node contract-tests/dredd-document.mjs openapi/dist/openapi.json "$work/dredd-openapi.json"

@@ -11,29 +11,40 @@ try {
   console.error(err.message);
   process.exit(2);
 }
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
+const flushed = () => new Promise<void>((resolve) => logger.flush(() => resolve()));
 const server = await startServer(config, logger).catch(async (err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(err.message);
     process.exit(2);
   }
   logger.fatal({ err }, 'could not start');
-  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  await flushed();
   process.exit(1);
 });
 
+// SIGTERM (or Ctrl-C) drains within SHUTDOWN_GRACE_SECONDS; a second signal ends the grace at once.
+const endGrace = new AbortController();
 let stopping = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: failing the requests still in flight now');
+      endGrace.abort();
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const exit = (code: number) => logger.flush(() => process.exit(code));
-    server.close().then(
-      () => exit(0),
-      (err: unknown) => {
+    logger.info({ signal, graceSeconds: config.shutdownGraceMs / 1000 }, 'shutting down');
+    server.shutdown(config.shutdownGraceMs, endGrace.signal).then(
+      async (drained) => {
+        logger.info(drained, 'stopped');
+        await flushed();
+        process.exit(0);
+      },
+      async (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
-        exit(1);
+        await flushed();
+        process.exit(1);
       },
     );
   });

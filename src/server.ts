@@ -15,6 +15,12 @@ import { TargetPolicy } from './egress/target-policy.js';
 import { BrowserFetcher } from './fetchers/browser/browser-fetcher.js';
 import { BrowserPool } from './fetchers/browser/browser-pool.js';
 import { BrowserSession } from './fetchers/browser/browser-session.js';
+import { Drain, type DrainResult } from './http/drain.js';
+import { opsRoutes } from './http/ops-routes.js';
+import { Metrics } from './observability/metrics.js';
+import { gridAnswers, Readiness } from './observability/readiness.js';
+import { ProxyHealth } from './egress/proxy-health.js';
+import { databaseAnswers } from './store/database-ping.js';
 import { locateChromedriver } from './fetchers/browser/driver-locator.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
 import type { Fetcher } from './fetchers/fetcher.js';
@@ -29,7 +35,15 @@ import { CreditStore } from './store/credit-store.js';
 import { migrate, openDatabase } from './store/database.js';
 import { LeaseStore } from './store/lease-store.js';
 
-async function startBrowserEngine(config: Config, ownPorts: OwnPorts, logger: Logger): Promise<Fetcher | undefined> {
+interface BrowserEngine {
+  fetcher: Fetcher;
+  pool: BrowserPool;
+  /** Ready for traffic: a live warm session, or on a Grid, the Grid answering. */
+  ready(): Promise<boolean>;
+}
+
+/** The pool is built here and warmed in the background: the server listens meanwhile (/readyz says 503). */
+function browserEngine(config: Config, ownPorts: OwnPorts, logger: Logger): BrowserEngine | undefined {
   const { browser } = config;
   if (browser.poolSize === 0) return undefined;
   const sessionOptions = {
@@ -44,10 +58,20 @@ async function startBrowserEngine(config: Config, ownPorts: OwnPorts, logger: Lo
     { size: browser.poolSize, maxPages: browser.maxPages, maxMemoryMb: browser.maxMemoryMb, memoryCheckEvery: 10 },
     logger,
   );
+  const { remoteUrl } = browser;
+  return {
+    pool,
+    fetcher: new BrowserFetcher(pool, { maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects }, logger),
+    ready: async () => pool.warm && pool.stats.size > 0 && (remoteUrl === undefined || (await gridAnswers(remoteUrl, 2_000))),
+  };
+}
+
+function warm(pool: BrowserPool, config: Config, logger: Logger): void {
   const started = Date.now();
-  await pool.start();
-  logger.info({ sessions: pool.stats.size, ms: Date.now() - started, grid: browser.remoteUrl !== undefined }, 'browser pool ready');
-  return new BrowserFetcher(pool, { maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects }, logger);
+  pool.start().then(
+    () => logger.info({ sessions: pool.stats.size, ms: Date.now() - started, grid: config.browser.remoteUrl !== undefined }, 'browser pool ready'),
+    (err: unknown) => logger.error({ err }, 'browser pool could not start'),
+  );
 }
 
 /**
@@ -63,23 +87,34 @@ function answerMalformedRequest(err: NodeJS.ErrnoException, socket: Duplex): voi
 
 export interface RunningServer {
   port: number;
-  close(): Promise<void>;
+  /**
+   * Graceful stop: not ready any more, no new connections, requests in flight finish within
+   * `graceMs` (or until `endGrace` aborts) and the rest fail uncharged; then every browser quits
+   * and the database closes.
+   */
+  shutdown(graceMs: number, endGrace?: AbortSignal): Promise<DrainResult>;
 }
 
-/** Builds every part from the config, migrates the database and listens. */
+/** Builds every part from the config, migrates the database and listens; the browsers warm up after. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const catalog = loadCatalog(config.plansConfigPath);
   const proxies = loadProxyCatalog(config.proxyConfigPath);
   const db = openDatabase(config.databaseUrl);
   await migrate(db);
+  const metrics = new Metrics();
   const keys = new ApiKeyStore(db.knex);
   const ownPorts = new OwnPorts();
-  const policy = new TargetPolicy(new AddressPolicy({ allowPrivate: config.allowPrivateTargets, allowCidrs: config.targetAllowCidrs, ownPorts }));
+  const addresses = new AddressPolicy({ allowPrivate: config.allowPrivateTargets, allowCidrs: config.targetAllowCidrs, ownPorts });
+  const policy = new TargetPolicy(addresses, undefined, (reason) => metrics.refused(reason));
+  const browser = browserEngine(config, ownPorts, logger);
+  if (browser) metrics.watchPool(() => browser.pool.stats);
   const engines = new EngineRegistry({
     plain: new PlainFetcher({ maxBodyBytes: config.maxBodyBytes, maxRedirects: config.maxRedirects, userAgent: USER_AGENT }),
-    browser: await startBrowserEngine(config, ownPorts, logger),
+    browser: browser?.fetcher,
   });
-  const egress = new Egress(policy, proxies ? new ProxyPool(proxies) : new DirectEgress(), logger);
+  const proxyHealth = new ProxyHealth(Date.now, (proxy) => metrics.proxyFailed(proxy.type, proxy.country));
+  const egress = new Egress(policy, proxies ? new ProxyPool(proxies, proxyHealth) : new DirectEgress(), logger);
+  const drain = new Drain();
   const service = new ScrapeService({
     keys,
     credits: new CreditStore(db.knex),
@@ -89,11 +124,17 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     walls: WallDetector.default(),
     costs: catalog.costs,
     leaseGraceMs: config.leaseGraceMs,
+    metrics,
+    stopping: drain.stopping,
     logger,
   });
+  const readiness = new Readiness([
+    { name: 'database', ready: () => databaseAnswers(db, 2_000) },
+    ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
+  ]);
   const spec = loadSpecAssets();
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service)).routes(bodyParsers(config.maxRequestBodyBytes));
-  const app = createApp({ routes, spec, logger, maxRequestBodyBytes: config.maxRequestBodyBytes });
+  const app = createApp({ routes, ops: opsRoutes(readiness, metrics), drain, spec, logger, metrics, maxRequestBodyBytes: config.maxRequestBodyBytes });
 
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerMalformedRequest);
@@ -101,17 +142,19 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const port = (server.address() as AddressInfo).port;
   ownPorts.add(port);
   logger.info({ port, host: config.host, database: db.dialect }, 'listening');
+  if (browser) warm(browser.pool, config, logger);
   if ((await keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
   return {
     port,
-    async close() {
-      server.close();
-      server.closeAllConnections();
+    async shutdown(graceMs, endGrace = new AbortController().signal) {
+      readiness.drain();
+      const result = await drain.run(server, graceMs, endGrace);
       await engines.closeAll();
       egress.close();
       await db.close();
+      return result;
     },
   };
 }

@@ -36,6 +36,7 @@ const schema = z.object({
   MAX_REQUEST_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
   MAX_REDIRECTS: z.coerce.number().int().min(0).max(50).default(10),
   LEASE_GRACE_SECONDS: positiveInt.default(30),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   BROWSER_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
   BROWSER_MAX_PAGES: positiveInt.default(100),
   BROWSER_MAX_MEMORY_MB: positiveInt.default(800),
@@ -69,6 +70,8 @@ export interface Config {
   maxRedirects: number;
   /** How long a concurrency lease outlives its request's deadline before it expires on its own. */
   leaseGraceMs: number;
+  /** How long requests in flight may run on after SIGTERM before they are failed, uncharged. */
+  shutdownGraceMs: number;
   browser: BrowserConfig;
 }
 
@@ -111,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     maxRedirects: e.MAX_REDIRECTS,
     leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     browser: {
       poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),
       maxPages: e.BROWSER_MAX_PAGES,

@@ -16,6 +16,12 @@ const RANGE_WORDS: Record<string, string> = {
   unspecified: 'an unspecified address',
 };
 
+/** A refused address: `reason` is one of a closed set of words, `text` says it to a caller. */
+export interface Refusal {
+  reason: string;
+  text: string;
+}
+
 /**
  * Ports of scrapegate's own listeners: the API itself, the browser gateway, chromedriver and
  * Chromium's DevTools. They are never a target on this machine's addresses, whatever
@@ -71,16 +77,21 @@ export class AddressPolicy {
 
   /** Why connecting to `address` (on `port`) is refused, or undefined when it is allowed. */
   refusal(address: string, port?: number): string | undefined {
+    return this.decide(address, port)?.text;
+  }
+
+  /** The refusal with its reason as a closed word (`loopback`, `own-port` …), for counting. */
+  decide(address: string, port?: number): Refusal | undefined {
     const parsed = canonical(address);
-    if (!parsed) return `${address} is not an IP address`;
+    if (!parsed) return { reason: 'not-an-address', text: `${address} is not an IP address` };
     const range = parsed.range();
     const text = parsed.toString();
     if (port !== undefined && this.options.ownPorts.has(port) && (range === 'loopback' || range === 'unspecified' || this.local.has(text))) {
-      return `port ${port} of this machine is scrapegate's own`;
+      return { reason: 'own-port', text: `port ${port} of this machine is scrapegate's own` };
     }
     if (range === 'unicast' || this.options.allowPrivate) return undefined;
     if (this.options.allowCidrs.some(([net, bits]) => net.kind() === parsed.kind() && parsed.match(net, bits))) return undefined;
-    return `${text} is ${RANGE_WORDS[range] ?? 'a reserved address'}`;
+    return { reason: range in RANGE_WORDS ? range : 'reserved', text: `${text} is ${RANGE_WORDS[range] ?? 'a reserved address'}` };
   }
 }
 

@@ -58,7 +58,7 @@ export class EgressRoute {
 
   /** The proxy failed as a proxy (refused, timed out, answered 407/502/503): cool it, move on. */
   failed(proxy: ProxyEndpoint): ProxyEndpoint | undefined {
-    if (!this.tried.has(proxy.id)) this.health?.cooldown(proxy.id);
+    if (!this.tried.has(proxy.id)) this.health?.failed(proxy);
     this.tried.add(proxy.id);
     if (this.active?.id === proxy.id) this.active = this.pick();
     return this.active;

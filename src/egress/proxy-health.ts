@@ -1,3 +1,5 @@
+import type { ProxyEndpoint } from './egress-route.js';
+
 const FIRST_COOLDOWN_MS = 1_000;
 const MAX_COOLDOWN_MS = 5 * 60_000;
 
@@ -8,7 +10,17 @@ const MAX_COOLDOWN_MS = 5 * 60_000;
 export class ProxyHealth {
   private readonly state = new Map<string, { failures: number; until: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** Told of every proxy failure (metrics); never given the proxy's URL, which holds its credentials. */
+    private readonly onFailure: (proxy: ProxyEndpoint) => void = () => undefined,
+  ) {}
+
+  /** The proxy failed as a proxy: cool it down. */
+  failed(proxy: ProxyEndpoint): void {
+    this.onFailure(proxy);
+    this.cooldown(proxy.id);
+  }
 
   cooldown(id: string): void {
     const failures = (this.state.get(id)?.failures ?? 0) + 1;

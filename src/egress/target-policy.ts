@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import { isIP } from 'node:net';
 import { EgressError, TargetForbiddenError } from '../errors/engine-errors.js';
-import type { AddressPolicy } from './address-policy.js';
+import type { AddressPolicy, Refusal } from './address-policy.js';
 
 export interface CheckedAddress {
   address: string;
@@ -31,11 +31,14 @@ export class TargetPolicy {
   constructor(
     readonly addresses: AddressPolicy,
     private readonly lookup: Lookup = systemLookup,
+    /** Told of every refusal, by reason (metrics). */
+    private readonly onRefusal: (reason: string) => void = () => undefined,
   ) {}
 
   /** Only http and https, whatever any setting says (no file:, chrome:, data:, javascript: …). */
   checkScheme(url: URL): void {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      this.onRefusal('scheme');
       throw new TargetForbiddenError(`only http and https URLs can be scraped, not ${url.protocol}`);
     }
   }
@@ -51,8 +54,11 @@ export class TargetPolicy {
     const bare = bareHost(host);
     const family = isIP(bare);
     if (family !== 0) {
-      const refusal = this.addresses.refusal(bare, port);
-      if (refusal) throw new TargetForbiddenError(refusal);
+      const refusal = this.addresses.decide(bare, port);
+      if (refusal) {
+        this.onRefusal(refusal.reason);
+        throw new TargetForbiddenError(refusal.text);
+      }
       return [{ address: bare, family: family as 4 | 6 }];
     }
     let found: Array<{ address: string; family: number }>;
@@ -64,14 +70,17 @@ export class TargetPolicy {
       throw new EgressError('dns', `the host ${bare} does not resolve`, { cause: err });
     }
     const allowed: CheckedAddress[] = [];
-    let firstRefusal: string | undefined;
+    let firstRefusal: Refusal | undefined;
     for (const a of found) {
-      const refusal = this.addresses.refusal(a.address, port);
+      const refusal = this.addresses.decide(a.address, port);
       if (refusal) firstRefusal ??= refusal;
       else allowed.push({ address: a.address, family: a.family === 6 ? 6 : 4 });
     }
     if (allowed.length === 0) {
-      if (firstRefusal) throw new TargetForbiddenError(`${bare} resolves to ${firstRefusal.replace(/ is /, ', ')}`);
+      if (firstRefusal) {
+        this.onRefusal(firstRefusal.reason);
+        throw new TargetForbiddenError(`${bare} resolves to ${firstRefusal.text.replace(/ is /, ', ')}`);
+      }
       throw new EgressError('dns', `the host ${bare} does not resolve`);
     }
     return allowed;

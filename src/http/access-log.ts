@@ -1,4 +1,5 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
+import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from 'pino';
 
 /** The URL as logged: the API key replaced, wherever in the query it stands. */
@@ -6,11 +7,18 @@ export function redactedUrl(originalUrl: string): string {
   return originalUrl.replace(/([?&](?:x-api-key|x%2Dapi%2Dkey)=)[^&#]*/gi, '$1[redacted]');
 }
 
-/** One line per request, written when the answer has gone out. */
-export function accessLog(logger: Logger): RequestHandler {
+/** The matched route's path; anything else is one label, so a scan of random URLs adds no series. */
+function routeOf(req: Request): string {
+  const route = (req as Request & { route?: { path?: unknown } }).route;
+  return typeof route?.path === 'string' ? route.path : 'unmatched';
+}
+
+/** One line per request and its count in the metrics (by route, never by URL), when the answer has gone out. */
+export function accessLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      metrics.requestAnswered(routeOf(req), req.method, res.statusCode);
       logger.info(
         {
           method: req.method,

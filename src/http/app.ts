@@ -3,26 +3,34 @@ import type { Logger } from 'pino';
 import type { BodyParsers } from '../api/openapi-router.js';
 import { NotFoundError } from '../errors/api-error.js';
 import { errorMiddleware } from '../errors/error-middleware.js';
+import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
+import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
 
 export interface AppParts {
   /** The API's operations (OpenApiRouter.routes()). */
   routes: express.Router;
+  /** /healthz, /readyz, /metrics. */
+  ops: express.Router;
+  drain: Drain;
   spec: SpecAssets;
   logger: Logger;
+  metrics: Metrics;
   maxRequestBodyBytes: number;
 }
 
-export function createApp({ routes, spec, logger, maxRequestBodyBytes }: AppParts): express.Express {
+export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes }: AppParts): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // Repeated parameters become arrays and nothing else is interpreted (`a[b]=c` stays a plain name).
   app.set('query parser', 'simple');
-  app.use(accessLog(logger));
+  app.use(drain.track());
+  app.use(accessLog(logger, metrics));
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
+  app.use(ops);
   app.get('/openapi.json', (_req, res) => void res.type('application/json').send(spec.json));
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
   app.get('/docs', (_req, res) => void res.type('text/html').send(spec.docsHtml));

@@ -4,14 +4,16 @@ import type { WallDetector } from '../egress/antibot/wall-detector.js';
 import type { Egress } from '../egress/egress.js';
 import type { EgressContext } from '../egress/egress-context.js';
 import { ConflictError, ForbiddenError, UnprocessableEntityError } from '../errors/api-error.js';
+import { ShuttingDownError } from '../errors/shutting-down-error.js';
 import { AntiBotDetectedError, TargetForbiddenError } from '../errors/engine-errors.js';
 import { translateEngineError } from '../errors/translate-engine-error.js';
 import { Deadline } from '../fetchers/deadline.js';
-import type { EngineRegistry } from '../fetchers/engine-registry.js';
+import type { EngineName, EngineRegistry } from '../fetchers/engine-registry.js';
 import type { FetchedPage } from '../fetchers/fetcher.js';
 import { hashApiKey, type ApiKeyRecord, type ApiKeyStore } from '../store/api-key-store.js';
 import type { CreditStore } from '../store/credit-store.js';
 import type { Lease, LeaseStore } from '../store/lease-store.js';
+import type { Metrics } from '../observability/metrics.js';
 import { creditCost } from './credit-cost.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
@@ -24,6 +26,9 @@ export interface ScrapeServiceDeps {
   walls: WallDetector;
   costs: CostTable;
   leaseGraceMs: number;
+  metrics: Metrics;
+  /** Aborted when a shutdown's grace period ends: requests still running fail, uncharged. */
+  stopping: AbortSignal;
   logger: Logger;
 }
 
@@ -58,7 +63,8 @@ export class ScrapeService {
       const charge = await this.charge(apiKey, cost, deadline);
       try {
         const egress = await this.openEgress(req, deadline);
-        const page = await this.fetch(req, egress);
+        const page = await untilStopped(this.fetch(req, egress), this.deps.stopping);
+        this.deps.metrics.charged(engineOf(req), req.proxyType, cost);
         return { page, cost };
       } catch (err) {
         await charge.refund();
@@ -145,20 +151,39 @@ export class ScrapeService {
     }
   }
 
-  /** A page behind an anti-bot wall is fetched again from another proxy of the choice while time allows. */
+  /**
+   * A page behind an anti-bot wall is fetched again from another proxy of the choice while time
+   * allows, each proxy once: an engine that fails over past a dead proxy may land on one that
+   * walled the request already, and that is the end of the tries (423), not a loop to the deadline.
+   */
   private async fetchPastWalls(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+    const walledBy = new Set<string>();
     for (;;) {
-      const page = await this.fetchOnce(req, egress);
+      const started = process.hrtime.bigint();
+      const page = await this.fetchOnce(req, egress, started);
       const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, WALL_EVIDENCE_BYTES) });
+      this.deps.metrics.fetched(engineOf(req), req.proxyType, verdict ? 'wall' : 'ok', secondsSince(started));
       if (!verdict) return page;
-      this.deps.logger.info({ vendor: verdict.vendor, wall: verdict.wall, proxy: egress.route.current?.label }, 'anti-bot wall');
-      if (egress.deadline.expired || !egress.route.rotate()) throw new AntiBotDetectedError(verdict.vendor, verdict.wall);
+      this.deps.metrics.wall(verdict.vendor);
+      const proxy = egress.route.current;
+      this.deps.logger.info({ vendor: verdict.vendor, wall: verdict.wall, proxy: proxy?.label }, 'anti-bot wall');
+      const again = proxy !== undefined && walledBy.has(proxy.id);
+      if (proxy) walledBy.add(proxy.id);
+      if (again || egress.deadline.expired || !egress.route.rotate()) throw new AntiBotDetectedError(verdict.vendor, verdict.wall);
     }
   }
 
-  private fetchOnce(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
-    const engine = this.deps.engines.get(req.browser ? 'browser' : 'plain');
-    return engine.fetch({
+  private async fetchOnce(req: ScrapeRequest, egress: EgressContext, started: bigint): Promise<FetchedPage> {
+    try {
+      return await this.engineFetch(req, egress);
+    } catch (err) {
+      this.deps.metrics.fetched(engineOf(req), req.proxyType, 'error', secondsSince(started));
+      throw err;
+    }
+  }
+
+  private engineFetch(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+    return this.deps.engines.get(engineOf(req)).fetch({
       url: req.url,
       method: req.method,
       headers: req.headers,
@@ -175,6 +200,28 @@ export class ScrapeService {
       wantsCookies: req.wantsCookies,
     });
   }
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+function engineOf(req: ScrapeRequest): EngineName {
+  return req.browser ? 'browser' : 'plain';
+}
+
+/**
+ * The fetch, unless the server's shutdown grace ends first: then the request fails at once (its
+ * credits are refunded and its slot released by the caller) and the engine's work is dropped,
+ * to be cut when the engines close.
+ */
+function untilStopped<T>(work: Promise<T>, stopping: AbortSignal): Promise<T> {
+  if (stopping.aborted) return Promise.reject(new ShuttingDownError());
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new ShuttingDownError());
+    stopping.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => stopping.removeEventListener('abort', stop));
+  });
 }
 
 /** The wall detector reads no further than this into a body. */

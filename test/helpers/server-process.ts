@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,7 +28,8 @@ export class ServerProcess {
     return `http://${this.env.HOST ?? '127.0.0.1'}:${this.port}`;
   }
 
-  async start(): Promise<this> {
+  /** Resolves once the server is ready (/readyz 200, as a load balancer waits), or only listening. */
+  async start(until: 'ready' | 'listening' = 'ready'): Promise<this> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...this.env },
@@ -59,7 +61,41 @@ export class ServerProcess {
       child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${this.rawOutput.join('\n')}`)));
     });
     await listening;
+    if (until === 'ready') await this.ready();
     return this;
+  }
+
+  /** Polls /readyz until it answers 200 (the browser pool warms after the server listens). */
+  async ready(timeoutMs = 90_000): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      if (this.child?.exitCode !== null) throw new Error(`server exited before it was ready:\n${this.rawOutput.join('\n')}`);
+      const res = await fetch(`${this.base}/readyz`).catch(() => undefined);
+      const said = res ? await res.text() : 'no answer';
+      if (res?.status === 200) return;
+      if (Date.now() - started > timeoutMs) throw new Error(`server not ready within ${timeoutMs} ms: ${said}`);
+      await sleep(100);
+    }
+  }
+
+  /** The first log line with this message, waiting for it to be written (logs are asynchronous). */
+  async logLine(msg: string, timeoutMs = 5_000): Promise<LogLine> {
+    const started = Date.now();
+    for (;;) {
+      const line = this.logs.find((l) => l.msg === msg);
+      if (line) return line;
+      if (Date.now() - started > timeoutMs) throw new Error(`no "${msg}" log line within ${timeoutMs} ms`);
+      await sleep(50);
+    }
+  }
+
+  /** Sends `signal`; resolves with the exit code once the process has exited. */
+  signal(signal: NodeJS.Signals): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    const exited = once(child, 'exit').then(([code]) => code as number | null);
+    child.kill(signal);
+    return exited;
   }
 
   /** A graceful stop (SIGTERM), as an operator would. */

@@ -28,7 +28,7 @@ describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () 
   });
 
   it('renders through the Grid with the CDP features (status, headers, XHRs, blocking)', async () => {
-    expect(server.logs.find((l) => l.msg === 'browser pool ready')).to.include({ grid: true, sessions: 1 });
+    expect(await server.logLine('browser pool ready')).to.include({ grid: true, sessions: 1 });
     const key = await store.key();
     const images = target.requestsTo('/img.png').length;
     const res = await fetch(`${server.base}/v2/extended?${new URLSearchParams([

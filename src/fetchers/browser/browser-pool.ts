@@ -35,6 +35,8 @@ export class BrowserPool {
   private readonly all = new Set<BrowserSession>();
   private readonly spawning = new Set<Promise<void>>();
   private closed = false;
+  /** The first warm-up finished: every session of `size` started once. */
+  warm = false;
   private readonly backoffWakers = new Set<() => void>();
   retired = 0;
 
@@ -52,6 +54,7 @@ export class BrowserPool {
     };
     await Promise.all([worker(), worker()]);
     if (this.all.size === 0 && this.options.size > 0) throw new Error('no browser session could be started');
+    this.warm = true;
   }
 
   get stats(): { size: number; idle: number; busy: number; starting: number; waiting: number; retired: number } {

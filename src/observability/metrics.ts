@@ -1,0 +1,126 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the browser pool reports about itself when scraped. */
+export interface PoolGauges {
+  size: number;
+  idle: number;
+  busy: number;
+  starting: number;
+  waiting: number;
+  retired: number;
+}
+
+/**
+ * The service's Prometheus metrics, on a registry of their own (never prom-client's global one,
+ * so two servers in one process, as in tests, do not share counts). Labels are closed sets — an
+ * endpoint is the route's path, never the requested URL — and never carry a key, a target or a
+ * proxy's credentials.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'endpoint' | 'method' | 'status'>;
+  private readonly credits: Counter<'engine' | 'proxy_type'>;
+  private readonly fetchSeconds: Histogram<'engine' | 'proxy_type' | 'outcome'>;
+  private readonly walls: Counter<'vendor'>;
+  private readonly refusals: Counter<'reason'>;
+  private readonly proxyFailures: Counter<'proxy_type' | 'country'>;
+  private pool: () => PoolGauges | undefined = () => undefined;
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'scrapegate_' });
+    this.requests = new Counter({
+      name: 'scrapegate_http_requests_total',
+      help: 'Answered API requests by endpoint (route path), method and status',
+      labelNames: ['endpoint', 'method', 'status'],
+      registers,
+    });
+    this.credits = new Counter({
+      name: 'scrapegate_credits_charged_total',
+      help: 'Credits charged for 200 answers (refunded requests are not counted)',
+      labelNames: ['engine', 'proxy_type'],
+      registers,
+    });
+    this.fetchSeconds = new Histogram({
+      name: 'scrapegate_fetch_duration_seconds',
+      help: 'Time an engine took to fetch a target, by engine, proxy type and outcome (ok or the status answered)',
+      labelNames: ['engine', 'proxy_type', 'outcome'],
+      buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.walls = new Counter({
+      name: 'scrapegate_antibot_verdicts_total',
+      help: 'Pages recognised as an anti-bot wall, by vendor (each try counts; a request may retry on another proxy)',
+      labelNames: ['vendor'],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'scrapegate_egress_refusals_total',
+      help: 'Connections the target policy refused, by reason (the address range, scheme or own port)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.proxyFailures = new Counter({
+      name: 'scrapegate_proxy_failures_total',
+      help: 'Upstream proxies that failed as proxies (refused, timed out, 407/502/503), by pool',
+      labelNames: ['proxy_type', 'country'],
+      registers,
+    });
+    const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
+      ['scrapegate_browser_pool_sessions', 'Live browser sessions in the pool', (s) => s.size],
+      ['scrapegate_browser_pool_busy_sessions', 'Sessions rendering a page now', (s) => s.busy],
+      ['scrapegate_browser_pool_starting_sessions', 'Sessions being started', (s) => s.starting],
+      ['scrapegate_browser_pool_queue_depth', 'Requests waiting for a free session', (s) => s.waiting],
+      ['scrapegate_browser_session_restarts', 'Sessions retired and replaced since start (page limit, memory, failure)', (s) => s.retired],
+    ];
+    const readPool = () => this.pool();
+    for (const [name, help, read] of poolGauges) {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect(this: Gauge) {
+          const stats = readPool();
+          if (stats) this.set(read(stats));
+        },
+      });
+    }
+  }
+
+  /** The browser pool's numbers are read when /metrics is scraped, not pushed on every change. */
+  watchPool(stats: () => PoolGauges): void {
+    this.pool = stats;
+  }
+
+  requestAnswered(endpoint: string, method: string, status: number): void {
+    this.requests.inc({ endpoint, method, status: String(status) });
+  }
+
+  charged(engine: string, proxyType: string, credits: number): void {
+    this.credits.inc({ engine, proxy_type: proxyType }, credits);
+  }
+
+  fetched(engine: string, proxyType: string, outcome: string, seconds: number): void {
+    this.fetchSeconds.observe({ engine, proxy_type: proxyType, outcome }, seconds);
+  }
+
+  wall(vendor: string): void {
+    this.walls.inc({ vendor });
+  }
+
+  refused(reason: string): void {
+    this.refusals.inc({ reason });
+  }
+
+  proxyFailed(proxyType: string, country: string): void {
+    this.proxyFailures.inc({ proxy_type: proxyType, country });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
