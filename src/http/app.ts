@@ -33,7 +33,10 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.use(ops);
   app.get('/openapi.json', (_req, res) => void res.type('application/json').send(spec.json));
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
-  app.get('/docs', (_req, res) => void res.type('text/html').send(spec.docsHtml));
+  app.get('/docs', (_req, res) => {
+    res.setHeader('Content-Security-Policy', "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' blob:");
+    res.type('text/html').send(spec.docsHtml);
+  });
   app.use(() => {
     throw new NotFoundError('Not Found');
   });

@@ -12,6 +12,14 @@ export interface SpecAssets {
 export const SPEC_DIST_DIR = fileURLToPath(new URL('../../openapi/dist/', import.meta.url));
 
 /** The bundled OpenAPI document and the Redoc page, as `npm run spec` builds them. */
+/**
+ * The Redoc bundle hard-codes its footer logo on Redocly's CDN: the page would fetch it from every
+ * reader's browser. The logo goes; /docs loads nothing but itself (its CSP says so too, app.ts).
+ */
+function offline(html: string): string {
+  return html.replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, 'data:,');
+}
+
 export function loadSpecAssets(dir: string = SPEC_DIST_DIR): SpecAssets {
   const read = (name: string) => {
     try {
@@ -21,5 +29,5 @@ export function loadSpecAssets(dir: string = SPEC_DIST_DIR): SpecAssets {
     }
   };
   const json = read('openapi.json');
-  return { document: JSON.parse(json) as Document, json, yaml: read('openapi.yaml'), docsHtml: read('docs.html') };
+  return { document: JSON.parse(json) as Document, json, yaml: read('openapi.yaml'), docsHtml: offline(read('docs.html')) };
 }
