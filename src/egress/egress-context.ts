@@ -78,6 +78,7 @@ export class EgressContext {
     const route = this.route;
     let proxy: ProxyEndpoint | undefined = route.current ?? route.restart();
     let tried = 0;
+    let targetSide = 0;
     while (proxy && !this.deadline.expired) {
       try {
         const socket = await openTunnel(proxy, address, port, proxyBudget(this.deadline.remainingMs()));
@@ -86,12 +87,15 @@ export class EgressContext {
       } catch (err) {
         if (!(err instanceof ProxyFailure)) throw err;
         tried++;
+        if (!err.blamesProxy) targetSide++;
         this.logger.warn({ proxy: proxy.label, reason: err.message }, 'upstream proxy failed');
-        proxy = route.failed(proxy);
+        proxy = route.failed(proxy, err.blamesProxy);
       }
     }
     // A deadline that passed while proxies were failing is still their failure, and says so.
     if (tried === 0) throw this.expired();
-    throw new EgressError('proxy', `no proxy could reach the target (${tried} ${route.type} ${tried === 1 ? 'proxy' : 'proxies'} for ${route.country} tried)`);
+    const which = `${tried} ${route.type} ${tried === 1 ? 'proxy' : 'proxies'} for ${route.country} tried`;
+    if (targetSide === tried) throw new EgressError('unreachable', `every proxy reported the target unreachable (${which})`);
+    throw new EgressError('proxy', `no proxy could reach the target (${which})`);
   }
 }

@@ -56,9 +56,13 @@ export class EgressRoute {
     return this.active;
   }
 
-  /** The proxy failed as a proxy (refused, timed out, answered 407/502/503): cool it, move on. */
-  failed(proxy: ProxyEndpoint): ProxyEndpoint | undefined {
-    if (!this.tried.has(proxy.id)) this.health?.failed(proxy);
+  /**
+   * The tunnel through `proxy` failed: move on. When the proxy is to blame (refused, timed out,
+   * answered 407/503) it is cooled down for every request; when it only reported the target
+   * unreachable (502/504) it is not.
+   */
+  failed(proxy: ProxyEndpoint, blamesProxy = true): ProxyEndpoint | undefined {
+    if (blamesProxy && !this.tried.has(proxy.id)) this.health?.failed(proxy);
     this.tried.add(proxy.id);
     if (this.active?.id === proxy.id) this.active = this.pick();
     return this.active;

@@ -5,8 +5,22 @@ import { bareHost } from './target-policy.js';
 
 const MAX_ANSWER_HEAD = 16 * 1024;
 
-/** The proxy itself failed (not the target behind it): the request may move to another proxy. */
-export class ProxyFailure extends Error {}
+/**
+ * The tunnel could not be opened: the request may move to another proxy. `blamesProxy` is false
+ * when the proxy worked and said it could not reach the target (502, 504): a target that refuses
+ * connections must not cool down every healthy proxy for every other request.
+ */
+export class ProxyFailure extends Error {
+  constructor(
+    message: string,
+    readonly blamesProxy = true,
+  ) {
+    super(message);
+  }
+}
+
+/** CONNECT answers that mean "the proxy is fine, the target is not". */
+const TARGET_SIDE = new Set([502, 504]);
 
 function authorization(url: URL): string | undefined {
   if (!url.username && !url.password) return undefined;
@@ -40,10 +54,10 @@ export function openTunnel(proxy: ProxyEndpoint, address: string, port: number, 
       socket.off('error', onError);
       socket.off('close', onClose);
     };
-    const fail = (why: string) => {
+    const fail = (why: string, blamesProxy = true) => {
       cleanup();
       socket.destroy();
-      reject(new ProxyFailure(why));
+      reject(new ProxyFailure(why, blamesProxy));
     };
     const onError = (err: NodeJS.ErrnoException) => fail(err.code ?? err.message);
     const onClose = () => fail('closed the connection');
@@ -55,7 +69,7 @@ export function openTunnel(proxy: ProxyEndpoint, address: string, port: number, 
         return;
       }
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer.toString('latin1', 0, Math.min(end, 64)))?.[1] ?? 0);
-      if (status < 200 || status > 299) return fail(status ? `answered ${status}` : 'sent a malformed answer');
+      if (status < 200 || status > 299) return fail(status ? `answered ${status}` : 'sent a malformed answer', !TARGET_SIDE.has(status));
       cleanup();
       const rest = answer.subarray(end + 4);
       if (rest.length > 0) socket.unshift(rest);
