@@ -12,7 +12,8 @@ import { TestStore } from '../../../test/helpers/keys.js';
 import { ServerProcess } from '../../../test/helpers/server-process.js';
 import { TargetServer } from '../../../test/helpers/target-server.js';
 import { TestProxy } from '../../../test/helpers/test-proxy.js';
-import { KEY_PLANS, type KeyName, type Targets } from './plan.js';
+import type { Targets } from './http-call.js';
+import { KEY_PLANS, type KeyName } from './plan.js';
 
 export interface EnvironmentOptions {
   databaseUrl: string;

@@ -1,7 +1,7 @@
-// The mixed requests of a load run: which endpoint, engine, target, key and proxy each one uses,
-// what it may be answered, and what it costs when it is answered 200. Drawn from a seeded
-// generator, so one seed always gives the same run.
-import { BLOCK_ALL } from '../../../test/fixtures/antibot/index.js';
+// The mixed requests of a load run: which endpoint, engine, target, key and proxy each one uses.
+// Drawn from a seeded generator, so one seed always gives the same run. What each may be answered
+// is in expectation.ts, how it is sent in http-call.ts.
+import { pick, seededRandom, weighted } from './seeded-random.js';
 
 export type Api = 'v1-get' | 'v1-post' | 'v2-get' | 'v2-post' | 'v2-put' | 'v2-delete' | 'extended-get' | 'extended-post';
 export type Engine = 'plain' | 'browser';
@@ -31,13 +31,6 @@ export const KEY_PLANS: Record<Exclude<KeyName, 'bogus'>, { planName: string; ma
   tight: { planName: 'enthusiast', maxConcurrency: null, credits: (count) => Math.max(40, Math.round(count / 3)) },
   warmup: { planName: 'business', maxConcurrency: null, credits: () => 1_000_000 },
 };
-
-/** The README's cost table (the server's defaults: the run sets no PLANS_CONFIG). */
-export const COSTS = {
-  plain: { datacenter: 1, residential: 25 },
-  'browser-source': { datacenter: 2, residential: 50 },
-  browser: { datacenter: 10, residential: 125 },
-} as const;
 
 export interface PlannedRequest {
   id: number;
@@ -102,30 +95,6 @@ const BROWSER: Template[] = [
 
 const KEYS: Array<[KeyName, number]> = [['business', 40], ['startup', 25], ['free', 15], ['tight', 17], ['bogus', 3]];
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function weighted<T>(random: () => number, items: Array<[T, number]>): T {
-  const total = items.reduce((sum, [, w]) => sum + w, 0);
-  let r = random() * total;
-  for (const [item, w] of items) {
-    r -= w;
-    if (r < 0) return item;
-  }
-  return items[items.length - 1][0];
-}
-
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)];
-
 export interface PlanOptions {
   count: number;
   /** Share of browser requests, 0–1, sized to the pool by the caller. */
@@ -163,154 +132,9 @@ export function planRequests(o: PlanOptions): PlannedRequest[] {
   });
 }
 
-export function expectedCost(r: Pick<PlannedRequest, 'engine' | 'target' | 'proxy'>): number {
-  const kind = r.engine === 'plain' ? 'plain' : r.target === 'raw-source' ? 'browser-source' : 'browser';
-  return COSTS[kind][r.proxy?.type ?? 'datacenter'];
-}
-
-/** The target's status inside an outer 200, and a piece of text the answer must hold. */
-export interface PageExpectation {
-  status: number;
-  marker: string;
-}
-
-/** What may answer a request: the statuses, and for a 200 the target's status and content. */
-export interface Expectation {
-  statuses: number[];
-  page: PageExpectation | undefined;
-  /** A 404 is also accepted when it says the request timed out (a loaded 2-core machine). */
-  timeoutAllowed: boolean;
-}
-
-export function expectation(r: PlannedRequest, notWallStatus: (name: string) => number): Expectation {
-  if (r.key === 'bogus') return { statuses: [403], page: undefined, timeoutAllowed: false };
-  const statuses: number[] = [];
-  let page: PageExpectation | undefined;
-  const v1 = r.api.startsWith('v1');
-  switch (r.target) {
-    case 'walled':
-      statuses.push(423);
-      break;
-    case 'reset':
-    case 'refused':
-      statuses.push(404);
-      break;
-    case 'fast':
-      page = { status: 200, marker: v1 && r.returnText ? 'Hello target' : '<h1>Hello target</h1>' };
-      break;
-    case 'slow':
-      page = { status: 200, marker: 'slow done' };
-      break;
-    case 'target-500':
-      page = { status: 500, marker: 'status 500' };
-      break;
-    case 'target-404':
-      page = { status: 404, marker: 'status 404' };
-      break;
-    case 'not-a-wall':
-      page = { status: notWallStatus(r.variant), marker: '' };
-      break;
-    case 'echo':
-      page = { status: 200, marker: r.engine === 'browser' ? `${r.api === 'v2-post' ? 'POST' : 'GET'} ` : `"method":"${methodOf(r.api)}"` };
-      break;
-    case 'js-page':
-      page = { status: 200, marker: v1 && r.returnText ? 'rendered late' : '<p id="late">rendered late</p>' };
-      break;
-    case 'raw-source':
-      page = { status: 200, marker: 'document.getElementById("x").textContent = "changed"' };
-      break;
-  }
-  if (page) statuses.push(200);
-  if (r.key === 'free') statuses.push(409);
-  if (r.key === 'tight') statuses.push(403);
-  return { statuses, page, timeoutAllowed: r.target !== 'reset' && r.target !== 'refused' };
-}
-
-export function methodOf(api: Api): 'GET' | 'POST' | 'PUT' | 'DELETE' {
-  if (api === 'v2-post' || api === 'extended-post' || api === 'v1-post') return 'POST';
-  if (api === 'v2-put') return 'PUT';
-  if (api === 'v2-delete') return 'DELETE';
-  return 'GET';
-}
-
-/** Where the load run's targets live, to turn a planned request into a URL. */
-export interface Targets {
-  url(path: string): string;
-  refusedUrl: string;
-}
-
-function targetUrl(r: PlannedRequest, t: Targets): string {
-  switch (r.target) {
-    case 'fast':
-      return t.url(`/page?r=${r.id}`);
-    case 'slow':
-      return t.url(`/slow?ms=${r.variant}&r=${r.id}`);
-    case 'target-500':
-      return t.url(`/status?code=500&r=${r.id}`);
-    case 'target-404':
-      return t.url(`/status?code=404&r=${r.id}`);
-    case 'not-a-wall':
-      return t.url(`/not-a-wall/${r.variant}?r=${r.id}`);
-    case 'echo':
-      return t.url(`${r.engine === 'browser' ? '/echo-page' : '/echo'}?r=${r.id}`);
-    case 'js-page':
-      return t.url(`/js-page?r=${r.id}`);
-    case 'raw-source':
-      return t.url(`/raw-source?r=${r.id}`);
-    case 'walled':
-      return t.url(`/walled/${r.variant}?r=${r.id}`);
-    case 'reset':
-      return t.url(`/reset?r=${r.id}`);
-    case 'refused':
-      return `${t.refusedUrl}?r=${r.id}`;
-  }
-}
-
-/** Seconds of scrapegate's deadline: v2 asks for one (5 s for targets that fail slowly), v1 has 60. */
-export function deadlineSeconds(r: PlannedRequest): number {
-  if (r.api.startsWith('v1')) return 60;
-  return r.target === 'reset' || r.target === 'refused' ? 5 : 30;
-}
-
-export interface HttpCall {
-  path: string;
-  query: Array<[string, string]>;
-  init: { method: string; headers: Record<string, string>; body?: string };
-}
-
-/** The HTTP request that carries a planned request to scrapegate. */
-export function httpCall(r: PlannedRequest, apiKey: string, t: Targets): HttpCall {
-  const url = targetUrl(r, t);
-  const browser = r.engine === 'browser';
-  if (r.api === 'v1-get' || r.api === 'v1-post') {
-    const params: Record<string, string | boolean> = { url, browser };
-    if (r.returnText) params.return_text = true;
-    if (r.target === 'js-page') params.wait_for_selector = '#late';
-    if (r.proxy) {
-      params.proxy_type = r.proxy.type;
-      if (r.proxy.country) params.proxy_country = r.proxy.country;
-    }
-    const headers: Record<string, string> = r.keyInHeader ? { 'x-api-key': apiKey } : {};
-    if (!r.keyInHeader) params['x-api-key'] = apiKey;
-    if (r.api === 'v1-get') {
-      return { path: '/v1/general', query: Object.entries(params).map(([k, v]) => [k, String(v)]), init: { method: 'GET', headers } };
-    }
-    return { path: '/v1/general', query: [], init: { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(params) } };
-  }
-  const query: Array<[string, string]> = [['x-api-key', apiKey], ['url', url], ['browser', String(browser)], ['timeout', String(deadlineSeconds(r))]];
-  if (r.target === 'raw-source') query.push(['return_page_source', 'true']);
-  if (r.target === 'js-page') query.push(['wait_for_selector', '#late']);
-  if (browser && r.target === 'walled') query.push(...BLOCK_ALL);
-  if (r.proxy) {
-    query.push(['proxy_type', r.proxy.type]);
-    if (r.proxy.country) query.push(['proxy_country', r.proxy.country]);
-  }
-  const method = methodOf(r.api);
-  const path = r.api.startsWith('extended') ? '/v2/extended' : '/v2/general';
-  const headers: Record<string, string> = { 'svc-x-load-run': String(r.id) };
-  if (method === 'POST' || method === 'PUT') {
-    headers['svc-content-type'] = 'application/json';
-    return { path, query, init: { method, headers, body: JSON.stringify({ request: r.id, method }) } };
-  }
-  return { path, query, init: { method, headers } };
+/** Every session renders twice before the mixed requests, so the pool's memory is read warm. */
+export function warmUpRequests(poolSize: number): PlannedRequest[] {
+  return Array.from({ length: poolSize * 2 }, (_, i) => ({
+    id: -1 - i, api: 'v2-get', engine: 'browser', target: 'fast', key: 'warmup', proxy: undefined, variant: '', returnText: false, keyInHeader: false,
+  }));
 }

@@ -1,4 +1,6 @@
-import { latency, type LoadReport, type Outcome } from './run.js';
+import { latency } from './latency.js';
+import type { LoadReport } from './run.js';
+import type { Outcome } from './send.js';
 
 const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
 
