@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -89,11 +90,21 @@ export class TestProxy {
   }
 }
 
-/** A port nothing listens on: a dead proxy, a refused target. */
+/**
+ * A port nothing listens on: a dead proxy, a refused target. Not an ephemeral one: the kernel
+ * hands those out again, and a browser session started meanwhile may take it for its driver,
+ * DevTools or gateway — which scrapegate then rightly refuses as its own (422).
+ */
 export async function closedPort(host = '127.0.0.1'): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * Math.max(1, (low || 32_768) - 20_000));
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = net.connect({ host, port });
+      socket.once('connect', () => (socket.destroy(), resolve(false)));
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+    });
+    if (refused) return port;
+  }
+  throw new Error('no refused loopback port below the ephemeral range');
 }

@@ -1,9 +1,8 @@
 // Everything a load run talks to, on loopback: a target with fast, slow, erroring, walled and
 // browser pages, upstream proxies (datacenter per country, a residential gateway template) named by
 // a PROXY_CONFIG file, the keys, and the real server with a browser pool.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { antibotFixtures, type Fixture } from '../../../test/fixtures/antibot/index.js';
@@ -11,7 +10,7 @@ import { addBrowserPages } from '../../../test/helpers/browser-pages.js';
 import { TestStore } from '../../../test/helpers/keys.js';
 import { ServerProcess } from '../../../test/helpers/server-process.js';
 import { TargetServer } from '../../../test/helpers/target-server.js';
-import { TestProxy } from '../../../test/helpers/test-proxy.js';
+import { closedPort, TestProxy } from '../../../test/helpers/test-proxy.js';
 import type { Targets } from './http-call.js';
 import { KEY_PLANS, type KeyName } from './plan.js';
 
@@ -34,25 +33,6 @@ export interface Environment {
   walls: string[];
   notWalls: Fixture[];
   stop(): Promise<void>;
-}
-
-/**
- * A loopback port nothing listens on for the whole run. Not an ephemeral one (closedPort()): the
- * kernel hands those out again, and the sessions started under load take some of them for their
- * drivers, DevTools and gateways — which scrapegate then rightly refuses as its own (422).
- */
-async function refusedPort(): Promise<number> {
-  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * Math.max(1, (low || 32_768) - 20_000));
-    const refused = await new Promise<boolean>((resolve) => {
-      const socket = net.connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => (socket.destroy(), resolve(false)));
-      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-    });
-    if (refused) return port;
-  }
-  throw new Error('no refused loopback port below the ephemeral range');
 }
 
 const serve = (f: Fixture) => (_req: IncomingMessage, res: ServerResponse) => void res.writeHead(f.status, f.headers.flat()).end(f.body);
@@ -112,7 +92,7 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
       server,
       target,
       store,
-      targets: { url: (path) => target.url(path), refusedUrl: `http://127.0.0.1:${await refusedPort()}/` },
+      targets: { url: (path) => target.url(path), refusedUrl: `http://127.0.0.1:${await closedPort()}/` },
       proxies: Object.values(proxies),
       keys,
       walls: walls.map((f) => f.name),
