@@ -99,7 +99,12 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const catalog = loadCatalog(config.plansConfigPath);
   const proxies = loadProxyCatalog(config.proxyConfigPath);
-  const db = openDatabase(config.databaseUrl);
+  // Refunds and slot releases that meet a database outage are retried; what may still be wrong
+  // when it ends (a debit cut while committing, a refund given up) is logged for the operator.
+  const db = openDatabase(config.databaseUrl, {
+    onLost: (what, err) => logger.error({ err }, `${what} was lost`),
+    onUncertain: (what, err) => logger.error({ err }, `${what} may have been applied before its connection was lost; check the key's balance`),
+  });
   await migrate(db);
   const metrics = new Metrics();
   const keys = new ApiKeyStore(db.knex);

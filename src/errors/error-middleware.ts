@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, BadRequestError, InternalError, MethodNotAllowedError, UnprocessableEntityError } from './api-error.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-errors.js';
 
 /** body-parser's errors carry a `type`; these are the caller's fault, not ours. */
 function fromBodyParser(err: unknown, limit: number): ApiError | undefined {
@@ -19,6 +20,11 @@ function fromBodyParser(err: unknown, limit: number): ApiError | undefined {
 export function errorMiddleware(logger: Logger, maxRequestBodyBytes: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let apiError = err instanceof ApiError ? err : fromBodyParser(err, maxRequestBodyBytes);
+    if (!apiError && isDatabaseUnavailable(err)) {
+      // Down, restarting or out of connections: the caller can only retry, and is told so.
+      logger.error({ err, method: req.method, path: req.path }, 'database unavailable');
+      apiError = new DatabaseUnavailableError({ cause: err });
+    }
     if (!apiError) {
       logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
       apiError = new InternalError();

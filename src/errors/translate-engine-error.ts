@@ -1,4 +1,5 @@
 import { ApiError, InternalError, LockedError, NotFoundError, UnprocessableEntityError } from './api-error.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-errors.js';
 import {
   AntiBotDetectedError,
   BrowserFailureError,
@@ -18,7 +19,7 @@ import {
  */
 export function translateEngineError(err: unknown, source: 'query' | 'body' = 'query'): ApiError {
   if (err instanceof ApiError) return err;
-  if (!(err instanceof EngineError)) return new InternalError();
+  if (!(err instanceof EngineError)) return isDatabaseUnavailable(err) ? new DatabaseUnavailableError({ cause: err }) : new InternalError();
   if (err instanceof TargetUnreachableError) return new NotFoundError(`The target could not be reached: ${err.message}`);
   if (err instanceof DeadlineExceededError) return new NotFoundError(`The request timed out: ${err.message}`);
   if (err instanceof SelectorTimeoutError) return new NotFoundError(`The request timed out: ${err.message}`);

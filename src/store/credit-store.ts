@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { deferredWritesOf, type DeferredWrites } from './deferred-writes.js';
 
 /**
  * The hot path's one statement: authenticates an active key of an uncapped plan by its hash and
@@ -19,10 +20,14 @@ function changedRows(result: unknown): number {
 
 /**
  * Credits move only through single conditional UPDATEs, so the balance is exact under any
- * concurrency and across processes, and never goes below zero.
+ * concurrency and across processes, and never goes below zero. A refund that meets an
+ * unavailable database is not lost: it is deferred and retried until the database takes it.
  */
 export class CreditStore {
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly deferred: DeferredWrites = deferredWritesOf(knex),
+  ) {}
 
   /**
    * One round trip for a request of an uncapped key: true when the key hashed `keyHash` is
@@ -30,13 +35,23 @@ export class CreditStore {
    * says only that one of those did not hold: the caller reads the key to find out which.
    */
   async debitUncapped(keyHash: string, cost: number, at: number): Promise<boolean> {
-    return changedRows(await this.knex.raw(DEBIT_UNCAPPED, [cost, keyHash, at, at, cost])) === 1;
+    try {
+      return changedRows(await this.knex.raw(DEBIT_UNCAPPED, [cost, keyHash, at, at, cost])) === 1;
+    } catch (err) {
+      this.deferred.reportIfUncertain(`a debit of ${cost} credits from the key hashed ${keyHash.slice(0, 12)}… (its request fails)`, err);
+      throw err;
+    }
   }
 
-  /** Gives back a debitUncapped into the period it was taken from (the one containing `at`). */
+  /**
+   * Gives back a debitUncapped into the period it was taken from (the one containing `at`).
+   * Resolves once done, or once deferred because the database is unavailable.
+   */
   async refundUncapped(keyHash: string, cost: number, at: number): Promise<void> {
     if (cost === 0) return;
-    await this.knex.raw(REFUND_UNCAPPED, [cost, cost, keyHash, at, at]);
+    await this.deferred.run(`a refund of ${cost} credits to the key hashed ${keyHash.slice(0, 12)}…`, () =>
+      this.knex.raw(REFUND_UNCAPPED, [cost, cost, keyHash, at, at]),
+    );
   }
 
   /**
@@ -45,27 +60,35 @@ export class CreditStore {
    */
   async reserve(apiKeyId: number, cost: number, periodEnd: number): Promise<boolean> {
     if (cost === 0) return true;
-    const changed = await this.knex('api_keys')
-      .where({ id: apiKeyId, period_end: periodEnd })
-      .whereNull('revoked_at')
-      .andWhere('credits_remaining', '>=', cost)
-      .decrement('credits_remaining', cost);
-    return changed === 1;
+    try {
+      const changed = await this.knex('api_keys')
+        .where({ id: apiKeyId, period_end: periodEnd })
+        .whereNull('revoked_at')
+        .andWhere('credits_remaining', '>=', cost)
+        .decrement('credits_remaining', cost);
+      return changed === 1;
+    } catch (err) {
+      this.deferred.reportIfUncertain(`a debit of ${cost} credits from key #${apiKeyId} (its request fails)`, err);
+      throw err;
+    }
   }
 
   /**
    * Gives a reservation back after a failed request, only into the period it was taken from:
-   * after a reset the balance is already full, and a refund would exceed the plan.
+   * after a reset the balance is already full, and a refund would exceed the plan. Resolves once
+   * done, or once deferred because the database is unavailable.
    */
   async refund(apiKeyId: number, cost: number, periodEnd: number): Promise<void> {
     if (cost === 0) return;
-    await this.knex('api_keys')
-      .where({ id: apiKeyId, period_end: periodEnd })
-      .update({
-        credits_remaining: this.knex.raw('CASE WHEN credits_remaining + ? > credits_total THEN credits_total ELSE credits_remaining + ? END', [
-          cost,
-          cost,
-        ]),
-      });
+    await this.deferred.run(`a refund of ${cost} credits to key #${apiKeyId}`, () =>
+      this.knex('api_keys')
+        .where({ id: apiKeyId, period_end: periodEnd })
+        .update({
+          credits_remaining: this.knex.raw('CASE WHEN credits_remaining + ? > credits_total THEN credits_total ELSE credits_remaining + ? END', [
+            cost,
+            cost,
+          ]),
+        }),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { deferredWritesOf, type DeferredWritesOptions } from './deferred-writes.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'mysql';
@@ -39,10 +40,56 @@ function cachePreparedStatements(conn: SqliteConnection): void {
 }
 
 /**
+ * How long a query may wait for a connection. A healthy pool hands one out in microseconds; past
+ * this the database is down or hung, and the request gets its 500 ("retry shortly") well within
+ * its own deadline instead of hanging on the pool (knex's default is 60 s).
+ */
+const ACQUIRE_CONNECTION_TIMEOUT_MS = 5_000;
+/** How long opening one MySQL connection may take (a server that accepts but never greets). */
+const CONNECT_TIMEOUT_MS = 3_000;
+
+/**
+ * knex reports every failed connection attempt on stderr with its stack: during an outage that is
+ * one stack per request. The error middleware already logs each failed request; knex's own
+ * warnings are kept to one line every few seconds, with how many were left out.
+ */
+function quietKnexLog(intervalMs = 5_000): { warn(message: unknown): void } {
+  let last = 0;
+  let suppressed = 0;
+  return {
+    warn(message: unknown) {
+      const now = Date.now();
+      if (now - last < intervalMs) {
+        suppressed++;
+        return;
+      }
+      const text = (message instanceof Error ? message.message : String(message)).split('\n')[0];
+      process.stderr.write(`knex: ${text}${suppressed > 0 ? ` (${suppressed} more warnings in the last ${Math.round((now - last) / 1000)} s not shown)` : ''}\n`);
+      last = now;
+      suppressed = 0;
+    },
+  };
+}
+
+/** Closes the pool once the writes deferred by an outage have had a last try. */
+function closer(knex: Knex): () => Promise<void> {
+  return async () => {
+    await deferredWritesOf(knex).close();
+    await knex.destroy();
+  };
+}
+
+/**
  * One pool for the process's life: the hot path never opens a connection of its own.
  * `sqlite:<path>` (or `sqlite::memory:`) selects better-sqlite3, `mysql://…` selects mysql2.
  */
-export function openDatabase(url: string): Database {
+export function openDatabase(url: string, reporting: Partial<Pick<DeferredWritesOptions, 'onLost' | 'onUncertain'>> = {}): Database {
+  const database = open(url);
+  deferredWritesOf(database.knex, reporting);
+  return database;
+}
+
+function open(url: string): Database {
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length).replace(/^\/\//, '');
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
@@ -50,6 +97,7 @@ export function openDatabase(url: string): Database {
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
       pool: {
         min: 1,
         max: 1,
@@ -64,15 +112,26 @@ export function openDatabase(url: string): Database {
         },
       },
     });
-    return { knex, dialect: 'sqlite', close: () => knex.destroy() };
+    return { knex, dialect: 'sqlite', close: closer(knex) };
   }
   if (url.startsWith('mysql://')) {
+    // A restarted or failed-over server: knex validates a pooled connection before handing it out
+    // (mysql2 marks one the server closed), so dead ones are dropped and fresh ones made, and the
+    // service recovers without a restart. Acquiring and connecting are bounded (see above).
     const knex = knexFactory({
       client: 'mysql2',
-      connection: { uri: url, supportBigNumbers: true, bigNumberStrings: false } as Knex.MySql2ConnectionConfig,
-      pool: { min: 1, max: 16 },
+      connection: {
+        uri: url,
+        supportBigNumbers: true,
+        bigNumberStrings: false,
+        connectTimeout: CONNECT_TIMEOUT_MS,
+        enableKeepAlive: true,
+      } as Knex.MySql2ConnectionConfig,
+      acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
+      pool: { min: 1, max: 16, createTimeoutMillis: CONNECT_TIMEOUT_MS, idleTimeoutMillis: 30_000 },
+      log: quietKnexLog(),
     });
-    return { knex, dialect: 'mysql', close: () => knex.destroy() };
+    return { knex, dialect: 'mysql', close: closer(knex) };
   }
   throw new Error(`Unsupported DATABASE_URL ${url.replace(/\/\/[^@]*@/, '//***@')}: use sqlite:<path> or mysql://`);
 }

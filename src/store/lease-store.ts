@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { deferredWritesOf, type DeferredWrites } from './deferred-writes.js';
 
 export interface Lease {
   apiKeyId: number;
@@ -16,6 +17,7 @@ export class LeaseStore {
   constructor(
     private readonly knex: Knex,
     private readonly now: () => number = Date.now,
+    private readonly deferred: DeferredWrites = deferredWritesOf(knex),
   ) {}
 
   async acquire(apiKeyId: number, maxConcurrency: number, ttlMs: number): Promise<Lease | undefined> {
@@ -26,8 +28,16 @@ export class LeaseStore {
     return undefined;
   }
 
+  /**
+   * Frees the slot (only if this lease still holds it). Resolves once done, or once deferred
+   * because the database is unavailable: the slot is freed when it is back, not at the lease's expiry.
+   */
   async release(lease: Lease): Promise<void> {
-    await this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete();
+    await this.deferred.run(
+      `the release of slot ${lease.slot} of key #${lease.apiKeyId}`,
+      () => this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete(),
+      { idempotent: true },
+    );
   }
 
   private async tryTake(apiKeyId: number, slot: number, ttlMs: number): Promise<Lease | undefined> {

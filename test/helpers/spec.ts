@@ -3,13 +3,15 @@ import { OpenAPIBackend } from 'openapi-backend';
 import { withFormats } from '../../src/api/ajv-formats.js';
 import { loadSpecAssets } from '../../src/http/spec-assets.js';
 
-let api: OpenAPIBackend | undefined;
+/** The promise is kept, not the instance: concurrent first callers must all wait for init(). */
+let api: Promise<OpenAPIBackend> | undefined;
 
 async function specApi(): Promise<OpenAPIBackend> {
-  if (!api) {
-    api = new OpenAPIBackend({ definition: loadSpecAssets().document, quick: false, strict: false, customizeAjv: withFormats });
-    await api.init();
-  }
+  api ??= (async () => {
+    const backend = new OpenAPIBackend({ definition: loadSpecAssets().document, quick: false, strict: false, customizeAjv: withFormats });
+    await backend.init();
+    return backend;
+  })();
   return api;
 }
 
