@@ -172,6 +172,13 @@ export class EgressGateway {
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, passOn(answer.rawHeaders));
       answer.pipe(res);
+      // Cut mid-answer: pipe() would leave Chrome waiting for the rest until the deadline. Cutting
+      // its connection too makes Chrome fail the request at once, and the gateway says why.
+      answer.once('error', (err) => {
+        const key = `${host}:${port}`;
+        if (!this.failures.has(key)) this.failures.set(key, egressFailure('reset', err));
+        req.socket.destroy();
+      });
     });
     // No answer at all: Chrome reports the request failed, and the gateway knows why.
     upstream.on('error', (err) => {

@@ -58,6 +58,8 @@ export class NetworkRecorder {
   mainUrl: string | undefined;
   mainResponse: { url: string; status: number; headers: Array<[string, string]> } | undefined;
   mainFailure: string | undefined;
+  /** The main document's answer began but did not complete (the connection was cut mid-body). */
+  mainCutOff: string | undefined;
   private redirects = 0;
   private mainBytes = 0;
   private readonly extraInfo = new Map<string, { statusCode: number; headers: Record<string, string>; headersText?: string }>();
@@ -81,6 +83,7 @@ export class NetworkRecorder {
         this.mainUrl = request.url;
         this.mainResponse = undefined;
         this.mainFailure = undefined;
+        this.mainCutOff = undefined;
         this.redirects = 0;
         this.mainBytes = 0;
       } else if (p.requestId === this.mainRequestId && p.redirectResponse) {
@@ -124,7 +127,9 @@ export class NetworkRecorder {
       if (xhr) xhr.done = this.body(String(p.requestId)).then((b) => void (xhr.body = b ? b.toString('utf8').slice(0, MAX_XHR_BODY_CHARS) : null));
     });
     on('Network.loadingFailed', (p) => {
-      if (p.requestId === this.mainRequestId && !this.mainResponse) this.mainFailure = String(p.errorText);
+      if (p.requestId !== this.mainRequestId) return;
+      if (!this.mainResponse) this.mainFailure = String(p.errorText);
+      else this.mainCutOff = String(p.errorText);
     });
   }
 

@@ -84,6 +84,10 @@ export class PageRender {
       if (!failure) throw new DeadlineExceededError(`the page did not answer within the ${this.seconds()}-second deadline`);
       throw failure;
     }
+    if (this.recorder.mainCutOff) {
+      // A truncated page is not the page: answered as plain mode answers a reset, uncharged.
+      throw this.session.gateway.failureFor(main.url) ?? new EgressError('reset', `the connection was cut before the page was complete (${this.recorder.mainCutOff.replace(/^net::/, '')})`);
+    }
     const headers = this.recorder.mainHeaders();
     if (headers.length > MAX_TARGET_HEADERS) throw new EgressError('headers', "the target's response headers are too large or too many");
     // With nothing to run on the page first, its DOM is read while the commit is checked (one
