@@ -62,6 +62,8 @@ for (const database of testDatabases()) {
       const late = await fetch(`${server.base}/healthz`).then((r) => r.status, (err: Error) => err.name);
       expect(late).to.not.equal(200);
       const code = await exited;
+      // Killed before the exit; on a loaded machine the last ones can take a moment to be gone.
+      for (let i = 0; i < 50 && livingIn(groups).length > 0; i++) await sleep(100);
       expect(livingIn(groups), 'browser processes left by the stopped server').to.deep.equal([]);
       return { code, stoppedAt: Date.now() };
     }

@@ -60,6 +60,8 @@ export class NetworkRecorder {
   mainFailure: string | undefined;
   /** The main document's answer began but did not complete (the connection was cut mid-body). */
   mainCutOff: string | undefined;
+  private settled = false;
+  private readonly settleWaiters = new Set<() => void>();
   private redirects = 0;
   private mainBytes = 0;
   private readonly extraInfo = new Map<string, { statusCode: number; headers: Record<string, string>; headersText?: string }>();
@@ -84,6 +86,7 @@ export class NetworkRecorder {
         this.mainResponse = undefined;
         this.mainFailure = undefined;
         this.mainCutOff = undefined;
+        this.settled = false;
         this.redirects = 0;
         this.mainBytes = 0;
       } else if (p.requestId === this.mainRequestId && p.redirectResponse) {
@@ -123,14 +126,39 @@ export class NetworkRecorder {
       this.extraInfo.set(String(p.requestId), p as { statusCode: number; headers: Record<string, string>; headersText?: string });
     });
     on('Network.loadingFinished', (p) => {
+      if (p.requestId === this.mainRequestId) this.mainSettled();
       const xhr = this.xhrs.get(String(p.requestId));
       if (xhr) xhr.done = this.body(String(p.requestId)).then((b) => void (xhr.body = b ? b.toString('utf8').slice(0, MAX_XHR_BODY_CHARS) : null));
     });
     on('Network.loadingFailed', (p) => {
       if (p.requestId !== this.mainRequestId) return;
       if (!this.mainResponse) this.mainFailure = String(p.errorText);
-      else this.mainCutOff = String(p.errorText);
+      // Chrome aborts a download or a superseded navigation itself: that is not the target cutting it.
+      else if (!p.canceled && p.errorText !== 'net::ERR_ABORTED') this.mainCutOff = String(p.errorText);
+      this.mainSettled();
     });
+  }
+
+  /**
+   * Resolves once Chrome said whether the main document's body arrived whole (loadingFinished or
+   * loadingFailed), or after `ms`: those events can trail the load event WebDriver returns on.
+   */
+  mainBodySettled(ms: number): Promise<void> {
+    if (this.settled || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.settleWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.settleWaiters.add(done);
+    });
+  }
+
+  private mainSettled(): void {
+    this.settled = true;
+    for (const wake of [...this.settleWaiters]) wake();
   }
 
   stop(): void {

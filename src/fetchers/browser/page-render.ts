@@ -20,6 +20,8 @@ import { RequestInterceptor } from './request-interceptor.js';
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
 const MAX_IFRAMES = 20;
+/** How long to wait for Chrome to say the main document's body ended, once the page has loaded. */
+const BODY_SETTLE_MS = 500;
 
 export interface RenderLimits {
   maxBodyBytes: number;
@@ -84,6 +86,7 @@ export class PageRender {
       if (!failure) throw new DeadlineExceededError(`the page did not answer within the ${this.seconds()}-second deadline`);
       throw failure;
     }
+    await this.recorder.mainBodySettled(Math.min(BODY_SETTLE_MS, this.remaining()));
     if (this.recorder.mainCutOff) {
       // A truncated page is not the page: answered as plain mode answers a reset, uncharged.
       throw this.session.gateway.failureFor(main.url) ?? new EgressError('reset', `the connection was cut before the page was complete (${this.recorder.mainCutOff.replace(/^net::/, '')})`);
