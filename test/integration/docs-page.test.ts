@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Builder, logging, type WebDriver } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
+import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
 import { locateChromedriver } from '../../src/fetchers/browser/driver-locator.js';
 import { testDatabases } from '../helpers/databases.js';
 import { useSuite } from '../helpers/suite.js';
@@ -48,17 +49,9 @@ function isLocal(url: string, base: string): boolean {
 function chromium(): Promise<WebDriver> {
   process.env.SE_OFFLINE ??= 'true';
   process.env.SE_AVOID_STATS ??= 'true';
-  const options = new chrome.Options();
-  options.setChromeBinaryPath('/usr/bin/chromium');
+  // The service's own Chromium flags, with loopback reached directly (no egress gateway here).
+  const options = chromiumOptions('/usr/bin/chromium');
   options.addArguments(
-    '--headless=new',
-    '--no-sandbox',
-    '--disable-dev-shm-usage',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--no-first-run',
-    '--disable-sync',
     '--window-size=1400,1000',
     // Whatever the page asks from off the machine fails here instead of leaving it: Chrome
     // bypasses a proxy for loopback, and every other request goes to a closed loopback port;
