@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { retryingLostLocks } from './deadlock-retry.js';
 import { deferredWritesOf, type DeferredWrites } from './deferred-writes.js';
 
 /**
@@ -36,7 +37,7 @@ export class CreditStore {
    */
   async debitUncapped(keyHash: string, cost: number, at: number): Promise<boolean> {
     try {
-      return changedRows(await this.knex.raw(DEBIT_UNCAPPED, [cost, keyHash, at, at, cost])) === 1;
+      return changedRows(await retryingLostLocks(() => this.knex.raw(DEBIT_UNCAPPED, [cost, keyHash, at, at, cost]))) === 1;
     } catch (err) {
       this.deferred.reportIfUncertain(`a debit of ${cost} credits from the key hashed ${keyHash.slice(0, 12)}… (its request fails)`, err);
       throw err;
@@ -50,7 +51,7 @@ export class CreditStore {
   async refundUncapped(keyHash: string, cost: number, at: number): Promise<void> {
     if (cost === 0) return;
     await this.deferred.run(`a refund of ${cost} credits to the key hashed ${keyHash.slice(0, 12)}…`, () =>
-      this.knex.raw(REFUND_UNCAPPED, [cost, cost, keyHash, at, at]),
+      retryingLostLocks(() => this.knex.raw(REFUND_UNCAPPED, [cost, cost, keyHash, at, at])),
     );
   }
 
@@ -61,11 +62,13 @@ export class CreditStore {
   async reserve(apiKeyId: number, cost: number, periodEnd: number): Promise<boolean> {
     if (cost === 0) return true;
     try {
-      const changed = await this.knex('api_keys')
-        .where({ id: apiKeyId, period_end: periodEnd })
-        .whereNull('revoked_at')
-        .andWhere('credits_remaining', '>=', cost)
-        .decrement('credits_remaining', cost);
+      const changed = await retryingLostLocks(() =>
+        this.knex('api_keys')
+          .where({ id: apiKeyId, period_end: periodEnd })
+          .whereNull('revoked_at')
+          .andWhere('credits_remaining', '>=', cost)
+          .decrement('credits_remaining', cost),
+      );
       return changed === 1;
     } catch (err) {
       this.deferred.reportIfUncertain(`a debit of ${cost} credits from key #${apiKeyId} (its request fails)`, err);
@@ -81,14 +84,16 @@ export class CreditStore {
   async refund(apiKeyId: number, cost: number, periodEnd: number): Promise<void> {
     if (cost === 0) return;
     await this.deferred.run(`a refund of ${cost} credits to key #${apiKeyId}`, () =>
-      this.knex('api_keys')
-        .where({ id: apiKeyId, period_end: periodEnd })
-        .update({
-          credits_remaining: this.knex.raw('CASE WHEN credits_remaining + ? > credits_total THEN credits_total ELSE credits_remaining + ? END', [
-            cost,
-            cost,
-          ]),
-        }),
+      retryingLostLocks(() =>
+        this.knex('api_keys')
+          .where({ id: apiKeyId, period_end: periodEnd })
+          .update({
+            credits_remaining: this.knex.raw('CASE WHEN credits_remaining + ? > credits_total THEN credits_total ELSE credits_remaining + ? END', [
+              cost,
+              cost,
+            ]),
+          }),
+      ),
     );
   }
 }

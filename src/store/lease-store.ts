@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { retryingLostLocks } from './deadlock-retry.js';
 import { deferredWritesOf, type DeferredWrites } from './deferred-writes.js';
 
 export interface Lease {
@@ -35,7 +36,7 @@ export class LeaseStore {
   async release(lease: Lease): Promise<void> {
     await this.deferred.run(
       `the release of slot ${lease.slot} of key #${lease.apiKeyId}`,
-      () => this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete(),
+      () => retryingLostLocks(() => this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete()),
       { idempotent: true },
     );
   }
@@ -45,13 +46,13 @@ export class LeaseStore {
     for (let attempt = 0; attempt < 2; attempt++) {
       const now = this.now();
       try {
-        await this.knex('concurrency_leases').insert({ api_key_id: apiKeyId, slot, lease_id: lease.leaseId, expires_at: now + ttlMs });
+        await retryingLostLocks(() => this.knex('concurrency_leases').insert({ api_key_id: apiKeyId, slot, lease_id: lease.leaseId, expires_at: now + ttlMs }));
         return lease;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
       }
       // The slot is held; take it over only if its holder's lease has expired.
-      const cleared = await this.knex('concurrency_leases').where({ api_key_id: apiKeyId, slot }).andWhere('expires_at', '<', now).delete();
+      const cleared = await retryingLostLocks(() => this.knex('concurrency_leases').where({ api_key_id: apiKeyId, slot }).andWhere('expires_at', '<', now).delete());
       if (cleared === 0) return undefined;
     }
     return undefined;
