@@ -52,6 +52,7 @@ function browserEngine(config: Config, ownPorts: OwnPorts, logger: Logger): Brow
     remoteUrl: browser.remoteUrl,
     gatewayHost: browser.gatewayHost,
     ownPorts,
+    startTimeoutMs: browser.startTimeoutMs,
   };
   const pool = new BrowserPool(
     () => BrowserSession.create(sessionOptions),

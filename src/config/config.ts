@@ -40,6 +40,7 @@ const schema = z.object({
   BROWSER_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
   BROWSER_MAX_PAGES: positiveInt.default(100),
   BROWSER_MAX_MEMORY_MB: positiveInt.default(800),
+  BROWSER_START_TIMEOUT_SECONDS: positiveInt.default(30),
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   CHROMEDRIVER_PATH: z.string().min(1).optional(),
   SELENIUM_REMOTE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -82,6 +83,8 @@ export interface BrowserConfig {
   maxPages: number;
   /** Memory (PSS of driver and browser processes) past which a session is retired. */
   maxMemoryMb: number;
+  /** A session start that takes longer is given up and tried again. */
+  startTimeoutMs: number;
   chromiumPath: string;
   /** Unset: the `chromedriver` package's copy of Debian's driver (driver-locator.ts). */
   chromedriverPath: string | undefined;
@@ -119,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),
       maxPages: e.BROWSER_MAX_PAGES,
       maxMemoryMb: e.BROWSER_MAX_MEMORY_MB,
+      startTimeoutMs: e.BROWSER_START_TIMEOUT_SECONDS * 1000,
       chromiumPath: e.CHROMIUM_PATH,
       chromedriverPath: e.CHROMEDRIVER_PATH,
       remoteUrl: e.SELENIUM_REMOTE_URL,

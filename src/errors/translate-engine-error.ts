@@ -33,7 +33,7 @@ export function translateEngineError(err: unknown, source: 'query' | 'body' = 'q
   if (err instanceof ProxyUnavailableError) {
     return new UnprocessableEntityError([{ loc: [source, err.param], msg: err.message, type: 'value_error.proxy_unavailable' }]);
   }
-  if (err instanceof BrowserFailureError) return new InternalError();
+  if (err instanceof BrowserFailureError) return new InternalError('The browser rendering the page failed; the request was not charged. Retry it.');
   if (err instanceof EngineUnavailableError) {
     return new UnprocessableEntityError([{ loc: ['query', 'browser'], msg: err.message, type: 'value_error.engine_unavailable' }]);
   }

@@ -32,13 +32,18 @@ export class Readiness {
   }
 }
 
-/** A Selenium Grid is ready when its /status says it can take a session. */
+/**
+ * A Selenium Grid is up when its /status answers with a node UP. Not its `ready` flag: that is
+ * false whenever every slot is taken, which the instances' own warm sessions do by design.
+ */
 export async function gridAnswers(remoteUrl: string, timeoutMs: number): Promise<boolean> {
   try {
     const res = await fetch(new URL('status', remoteUrl.endsWith('/') ? remoteUrl : `${remoteUrl}/`), { signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) return false;
-    const body = (await res.json()) as { value?: { ready?: boolean } };
-    return body.value?.ready === true;
+    const body = (await res.json()) as { value?: { ready?: boolean; nodes?: Array<{ availability?: string }> } };
+    // A standalone Grid lists no nodes: its own readiness is all there is.
+    if (!body.value?.nodes) return body.value?.ready === true;
+    return body.value.nodes.some((n) => n.availability === 'UP');
   } catch {
     return false;
   }

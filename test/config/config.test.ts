@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       poolSize: 0,
       maxPages: 5,
       maxMemoryMb: 300,
+      startTimeoutMs: 30_000,
       chromiumPath: '/usr/bin/chromium',
       chromedriverPath: undefined,
       remoteUrl: 'http://127.0.0.1:4444',

@@ -118,7 +118,7 @@ describe('browser pool: failures', function () {
     }
     const res = await doomed;
     expect(res.status).to.equal(500);
-    expect(await res.json()).to.deep.equal({ detail: 'Internal server error' });
+    expect(await res.json()).to.deep.equal({ detail: 'The browser rendering the page failed; the request was not charged. Retry it.' });
     expect(await s.store.remaining(key)).to.equal(before);
     expect(await s.store.leasesOf(key)).to.equal(0);
     // Every Chromium died (the idle session's too); the next request waits for a fresh one.

@@ -134,3 +134,47 @@ describe('Selenium Grid: a node gone with renders in flight (hub and node, BROWS
     console.log(`      (ready again ${ready} ms after the new node joined the hub)`);
   });
 });
+
+/**
+ * Session starts given up while queued at a hub with no node (BROWSER_START_TIMEOUT_SECONDS): when
+ * a node joins, the hub serves them late, to nobody. Each must be quit, or it holds a slot and a
+ * browser on the node until the node's session timeout.
+ */
+describe('Selenium Grid: session starts given up while queued at the hub', function () {
+  this.timeout(120_000);
+  let grid: SeleniumGrid | undefined;
+  let server: ServerProcess | undefined;
+  after(async function () {
+    this.timeout(60_000);
+    await server?.stop();
+    await grid?.stop();
+  });
+
+  it('are quit when the hub serves them late: the node keeps only the pool\'s session', async () => {
+    grid = await new SeleniumGrid({ role: 'hub', extraArgs: ['--healthcheck-interval', '1'] }).start();
+    server = await new ServerProcess({
+      DATABASE_URL: testDatabases()[0].freshUrl(),
+      SELENIUM_REMOTE_URL: grid.url,
+      BROWSER_POOL_SIZE: '1',
+      BROWSER_START_TIMEOUT_SECONDS: '2',
+      ALLOW_PRIVATE_TARGETS: 'true',
+    }).start('listening');
+    // No node: starts time out and are tried again with backoff, each leaving a request queued.
+    for (let i = 0; i < 120 && server.logs.filter((l) => l.msg === 'browser session could not be started').length < 3; i++) await sleep(100);
+    const givenUp = server.logs.filter((l) => l.msg === 'browser session could not be started').length;
+    expect(givenUp, 'session starts given up before a node joined').to.be.at.least(3);
+    expect((await fetch(`${server.base}/readyz`)).status).to.equal(503);
+
+    const node = await grid.addNode({ maxSessions: 6 });
+    await server.ready(60_000);
+    // The late sessions are quit as they arrive; give them a moment, then count what is left.
+    let sessions = await grid.sessionsOn(node.url);
+    for (let i = 0; i < 60 && sessions !== 1; i++) {
+      await sleep(250);
+      sessions = await grid.sessionsOn(node.url);
+    }
+    await sleep(2_000);
+    expect(await grid.sessionsOn(node.url), `sessions on the node (${givenUp} starts were given up)`).to.equal(1);
+    expect(node.browsers()).to.have.length(1);
+  });
+});

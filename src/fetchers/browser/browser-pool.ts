@@ -9,7 +9,12 @@ export interface PoolOptions {
   maxMemoryMb: number;
   /** Memory is read every this many renders (reading /proc for a process tree is not free). */
   memoryCheckEvery: number;
+  /** Idle sessions are asked to answer this often; one that does not is retired. */
+  idleCheckMs?: number;
 }
+
+const IDLE_CHECK_MS = 60_000;
+const IDLE_ANSWER_MS = 5_000;
 
 export interface ReleaseInfo {
   /** False after any browser-side failure: the session is retired, not reused. */
@@ -39,12 +44,16 @@ export class BrowserPool {
   warm = false;
   private readonly backoffWakers = new Set<() => void>();
   retired = 0;
+  private readonly idleCheck: NodeJS.Timeout;
 
   constructor(
     private readonly create: () => Promise<BrowserSession>,
     private readonly options: PoolOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.idleCheck = setInterval(() => void this.checkIdle(), options.idleCheckMs ?? IDLE_CHECK_MS);
+    this.idleCheck.unref();
+  }
 
   /** Starts every session, two at a time (a cold start is CPU-bound for about a second). */
   async start(): Promise<void> {
@@ -102,6 +111,7 @@ export class BrowserPool {
   /** Quits every session, and waits for those still starting so that none outlives the pool. */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.idleCheck);
     for (const wake of this.backoffWakers) wake();
     for (const w of this.waiters.splice(0)) w.reject(new Error('the browser pool is closed'));
     await Promise.all([...this.spawning]);
@@ -130,6 +140,21 @@ export class BrowserPool {
       return;
     }
     this.handOut(session);
+  }
+
+  /**
+   * A session that died while idle would fail the next render handed to it (after a quiet spell,
+   * the first one): found here instead, and replaced before anyone needs it.
+   */
+  private async checkIdle(): Promise<void> {
+    const idle = [...this.idle];
+    const answers = await Promise.all(idle.map((s) => s.answers(IDLE_ANSWER_MS)));
+    idle.forEach((session, i) => {
+      const stillIdle = this.idle.indexOf(session);
+      if (answers[i] || stillIdle < 0 || this.closed) return;
+      this.idle.splice(stillIdle, 1);
+      this.retire(session, 'stopped answering while idle');
+    });
   }
 
   private retire(session: BrowserSession, reason: string): void {

@@ -14,6 +14,8 @@ export interface SessionOptions {
   gatewayHost: string;
   /** The session registers its gateway, driver and DevTools ports here: no page may reach them. */
   ownPorts: OwnPorts;
+  /** A start that takes longer is given up (and the session quit if it completes later). */
+  startTimeoutMs?: number;
 }
 
 let nextId = 1;
@@ -24,6 +26,12 @@ const HAS_LEAVE_HANDLERS = `(() => {
   const has = (target) => events.some((type) => (getEventListeners(target)[type] || []).length > 0);
   return has(window) || has(document);
 })()`;
+
+/** One session start, so that a start given up (timed out) can still be ended when it completes. */
+interface StartAttempt {
+  abandoned: boolean;
+  driver?: WebDriver;
+}
 
 /**
  * One warm browser: a WebDriver session, its DevTools connection to the page, and (locally) the
@@ -51,17 +59,29 @@ export class BrowserSession {
    * Starts a session within `timeoutMs`: Selenium's CDP handshake never settles if the browser
    * dies half-way, so a start that overruns is abandoned and its process group killed.
    */
-  static async create(options: SessionOptions, timeoutMs = 30_000): Promise<BrowserSession> {
+  static async create(options: SessionOptions, timeoutMs = options.startTimeoutMs ?? 30_000): Promise<BrowserSession> {
     const gateway = await EgressGateway.open(options.gatewayHost, options.ownPorts);
     let process: DriverProcess | undefined;
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the browser session did not start within ${timeoutMs} ms`)), timeoutMs);
     });
+    const attempt: StartAttempt = { abandoned: false };
     try {
       process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath);
-      return await Promise.race([BrowserSession.open(options, process, gateway), overrun]);
+      const opening = BrowserSession.open(options, process, gateway, attempt);
+      // On a Grid the start may still be queued at the hub: if it completes after all, nobody
+      // holds it, so it is quit rather than left to run to the node's session timeout.
+      opening.then(
+        async (late) => {
+          if (attempt.abandoned) await late.quit();
+        },
+        () => undefined,
+      );
+      return await Promise.race([opening, overrun]);
     } catch (err) {
+      attempt.abandoned = true;
+      if (attempt.driver && !process) void attempt.driver.quit().catch(() => undefined);
       process?.kill();
       await gateway.close();
       throw err;
@@ -70,7 +90,7 @@ export class BrowserSession {
     }
   }
 
-  private static async open(options: SessionOptions, process: DriverProcess | undefined, gateway: EgressGateway): Promise<BrowserSession> {
+  private static async open(options: SessionOptions, process: DriverProcess | undefined, gateway: EgressGateway, attempt: StartAttempt): Promise<BrowserSession> {
     let driver: WebDriver | undefined;
     try {
       driver = await new Builder()
@@ -78,6 +98,8 @@ export class BrowserSession {
         .forBrowser(Browser.CHROME)
         .setChromeOptions(chromiumOptions(options.chromiumPath, gateway.url))
         .build();
+      attempt.driver = driver;
+      if (attempt.abandoned) throw new Error('the session started after its start was given up');
       const cdp = await CdpSession.attach(driver);
       await cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 });
       // Every request starts with an empty cache anyway (isolation), so none is kept at all
@@ -108,6 +130,22 @@ export class BrowserSession {
 
   get alive(): boolean {
     return !this.dead && !this.cdp.isClosed && (this.process?.alive ?? true);
+  }
+
+  /**
+   * Whether the session still answers a WebDriver command within `timeoutMs`. A Grid ends a
+   * session it thinks idle (the node's session timeout) or loses it with its node, and nothing
+   * tells this side until the next render fails.
+   */
+  async answers(timeoutMs: number): Promise<boolean> {
+    if (!this.alive) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([this.driver.getWindowHandle().then(() => true, () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** PSS of the driver and browser processes; undefined on a Grid, where they are not ours to read. */
