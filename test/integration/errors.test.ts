@@ -1,16 +1,8 @@
 import { expect } from 'chai';
-import { createServer } from 'node:net';
 import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../helpers/test-proxy.js';
 
 for (const database of testDatabases()) {
   describe(`errors (${database.name})`, () => {
