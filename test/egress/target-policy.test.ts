@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { OwnPorts } from '../../src/egress/address-policy.js';
 import { EgressError, TargetForbiddenError } from '../../src/errors/engine-errors.js';
+import { TargetPolicy } from '../../src/egress/target-policy.js';
 import { targetPolicy } from '../helpers/egress.js';
 
 /** Names resolved from a table: these tests decide on addresses and never open a socket. */
@@ -77,9 +78,20 @@ describe('TargetPolicy', () => {
   });
 
   it('checks IP literals in every spelling the URL parser accepts', async () => {
-    for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://017700000001/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://0.0.0.0/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data/']) {
+    for (const url of ['http://2130706433/', 'http://0x7f.1/', 'http://017700000001/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://0.0.0.0/', 'http://[::]/', 'http://[::1]/', 'http://169.254.169.254/latest/meta-data/']) {
       expect(await policy.checkUrl(new URL(url)).catch((e: unknown) => e), url).to.be.instanceOf(TargetForbiddenError);
     }
+  });
+
+  it('tells its observer the reason of every refusal, in closed words (the metrics labels)', async () => {
+    const reasons: string[] = [];
+    const ownPorts = new OwnPorts();
+    ownPorts.add(8080);
+    const observed = new TargetPolicy(targetPolicy({ ownPorts }).addresses, table({ 'inside.test': ['10.0.0.5'] }), (r) => reasons.push(r));
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://127.0.0.1:8080/', 'http://[fe80::1]/', 'http://100.64.0.1/', 'http://inside.test/', 'file:///etc/passwd']) {
+      expect(await observed.checkUrl(new URL(url)).catch((e: unknown) => e), url).to.be.instanceOf(TargetForbiddenError);
+    }
+    expect(reasons).to.deep.equal(['linkLocal', 'own-port', 'linkLocal', 'carrierGradeNat', 'private', 'scheme']);
   });
 
   it('a name that does not resolve is a dns failure, not a refusal', async () => {
