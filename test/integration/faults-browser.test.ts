@@ -4,20 +4,13 @@ import { chromiumPids, livingIn, sessionGroupsOf } from '../helpers/chromium-pro
 import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
+import { eventually } from '../helpers/eventually.js';
 
 const database = testDatabases()[0];
 /** Each render's deadline; an answer must come before it (plus the time to send it). */
 const TIMEOUT_S = 20;
 /** How long the page's image takes: the render is in flight for that long. */
 const RENDER_MS = 2_500;
-
-async function eventually(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
-}
 
 function kill(pids: number[]): void {
   for (const pid of pids) {

@@ -8,6 +8,7 @@ import { TestStore } from '../helpers/keys.js';
 import { PrivateMariaDb } from '../helpers/private-mariadb.js';
 import { ServerProcess } from '../helpers/server-process.js';
 import { TargetServer } from '../helpers/target-server.js';
+import { eventually } from '../helpers/eventually.js';
 
 const RESET_DETAIL = 'The target could not be reached: connection reset by the target';
 /** A request that ran out of time: a clean answer too (on a loaded machine a 100 ms page can take seconds). */
@@ -39,14 +40,6 @@ function exchange(url: string, method = 'GET', body?: string): Promise<Exchange>
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function eventually(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
 }
 
 describe('faults: database errors are recognised', () => {

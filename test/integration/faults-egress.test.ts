@@ -1,104 +1,18 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Duplex } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { chromiumPids, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
 import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite, type Suite } from '../helpers/suite.js';
 import type { TargetServer } from '../helpers/target-server.js';
 import { TestProxy } from '../helpers/test-proxy.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** The database does not matter here: MySQL when the run has one, else SQLite (one run, not two). */
 const database = testDatabases().at(-1)!;
-
-async function eventually(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
-}
-
-/**
- * A CONNECT proxy that can hang mid-stream, as a proxy whose process stops being scheduled: once
- * frozen, its open tunnels carry no more bytes either way and new CONNECTs get no answer. It still
- * notices its clients closing, so it can tell whether scrapegate let go of every tunnel.
- */
-class FreezableProxy {
-  readonly connects: string[] = [];
-  private readonly server = http.createServer((_req, res) => void res.writeHead(405).end());
-  private readonly tunnels = new Set<Duplex>();
-  private readonly sockets = new Set<Duplex>();
-  private frozen = false;
-  port = 0;
-
-  constructor(readonly exitAddress: string) {
-    this.server.on('connection', (s: net.Socket) => this.hold(s));
-    this.server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => this.connect(req, client, head));
-  }
-
-  async start(): Promise<this> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  url(): string {
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  /** Tunnels whose client (scrapegate) has not closed its end. */
-  get openTunnels(): number {
-    return this.tunnels.size;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-  }
-
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private hold(s: Duplex): void {
-    this.sockets.add(s);
-    s.once('close', () => this.sockets.delete(s));
-    s.on('error', () => s.destroy());
-  }
-
-  private connect(req: IncomingMessage, client: Duplex, head: Buffer): void {
-    this.connects.push(req.url ?? '');
-    if (this.frozen) return;
-    const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(req.url ?? '');
-    if (!m) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    const upstream = net.connect({ host: m[1], port: Number(m[2]), localAddress: this.exitAddress });
-    this.hold(upstream);
-    this.tunnels.add(client);
-    client.once('close', () => {
-      this.tunnels.delete(client);
-      upstream.destroy();
-    });
-    // Bytes are read and, once frozen, dropped (not paused): a closing peer is still seen.
-    client.on('data', (d: Buffer) => void (this.frozen || upstream.write(d)));
-    upstream.on('data', (d: Buffer) => void (this.frozen || client.write(d)));
-    client.on('end', () => client.destroy());
-    upstream.on('end', () => void (this.frozen || client.end()));
-    upstream.once('error', () => client.destroy());
-    upstream.once('connect', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length > 0) upstream.write(head);
-    });
-  }
-}
 
 interface Answer {
   label: string;
@@ -195,7 +109,7 @@ describe('faults: an upstream proxy dies or hangs while requests go through it',
   this.timeout(120_000);
   const killed = new TestProxy('127.0.0.31');
   const survivorA = new TestProxy('127.0.0.32');
-  const hanging = new FreezableProxy('127.0.0.33');
+  const hanging = new TestProxy('127.0.0.33');
   const survivorB = new TestProxy('127.0.0.34');
   const env: Record<string, string> = { ALLOW_PRIVATE_TARGETS: 'false', TARGET_ALLOW_CIDRS: '127.0.0.2/32', BROWSER_POOL_SIZE: '2' };
   before(async () => {

@@ -33,7 +33,7 @@ export class BrowserWatch {
     for (const g of groups) this.seenGroups.add(g);
     const n = browsers.length;
     if (n > this.poolSize && n > this.maxSingleReading) {
-      this.log(`a reading of ${n} browsers: ${browsers.map((p) => `${p.pid} (group ${p.pgid}, parent ${p.ppid}, state ${p.state})`).join(', ')}`);
+      this.log(`a reading of ${n} browsers: ${browsers.map((p) => `${p.pid} (group ${p.pgid}, parent ${p.ppid}, state ${p.stat})`).join(', ')}`);
     }
     this.maxSingleReading = Math.max(this.maxSingleReading, n);
     // A count is taken as the lower of two readings 0.5 s apart: a browser killed on retirement

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KeyFigures } from './key-figures.js';
 import type { MemoryFigures } from './pool-memory.js';
-import { inGroups, processTable } from './processes.js';
+import { membersOf } from '../../../test/helpers/chromium-processes.js';
 import type { Outcome } from './send.js';
 
 export interface Check {
@@ -69,10 +69,10 @@ export function afterLoadChecks(a: AfterLoad): Check[] {
 
 /** The pool quits every session on SIGTERM: nothing of any session may outlive the server. */
 export async function sessionsGoneCheck(groups: Set<number>): Promise<Check> {
-  let survivors = inGroups(processTable(), groups);
+  let survivors = membersOf(groups);
   for (let i = 0; i < 20 && survivors.length > 0; i++) {
     await sleep(250);
-    survivors = inGroups(processTable(), groups);
+    survivors = membersOf(groups);
   }
   return { name: 'no session process outlives the server', ok: survivors.length === 0, detail: `${survivors.length} left of ${groups.size} session groups` };
 }

@@ -8,7 +8,8 @@ import { startEnvironment } from './environment.js';
 import { creditsBefore, keyFigures, type KeyFigures } from './key-figures.js';
 import { planRequests, warmUpRequests } from './plan.js';
 import { poolMemory, settledPoolMemory, type MemoryFigures } from './pool-memory.js';
-import { inGroups, poolSnapshot, processTable } from './processes.js';
+import { livingProcesses, membersOf } from '../../../test/helpers/chromium-processes.js';
+import { poolSnapshot } from './processes.js';
 import { send, type Outcome } from './send.js';
 import { serverFigures, type ServerFigures } from './server-figures.js';
 import { withCap } from './time-cap.js';
@@ -101,12 +102,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const loadMs = performance.now() - loadStarted;
     log(`load done: ${sent} sent in ${(loadMs / 1000).toFixed(1)} s; waiting for the pool to settle`);
 
-    const upAfterLoad = processTable().some((p) => p.pid === serverPid);
+    const upAfterLoad = livingProcesses().some((p) => p.pid === serverPid);
     const end = upAfterLoad ? await settledPoolMemory(serverPid, options.poolSize, Math.min(deadline, Date.now() + 30_000)) : poolMemory(serverPid);
     watch.sample();
     const current = new Set(poolSnapshot(serverPid).groups);
     const retiredGroups = [...watch.seenGroups].filter((g) => !current.has(g));
-    const leftInRetired = inGroups(processTable(), retiredGroups);
+    const leftInRetired = membersOf(retiredGroups);
     const keys = await keyFigures(env, outcomes, before);
 
     report = {
