@@ -4,25 +4,17 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiKeyStore } from '../../src/store/api-key-store.js';
 import { migrate, openDatabase } from '../../src/store/database.js';
+import { freePort } from '../../test/helpers/free-port.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const children: ChildProcess[] = [];
 const work = mkdtempSync(join(tmpdir(), 'bench-plain-'));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function untilUp(url: string): Promise<void> {
   for (let i = 0; i < 300; i++) {

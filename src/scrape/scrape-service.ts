@@ -160,9 +160,13 @@ export class ScrapeService {
     const walledBy = new Set<string>();
     for (;;) {
       const started = process.hrtime.bigint();
-      const page = await this.fetchOnce(req, egress, started);
+      const fetched = (outcome: 'ok' | 'wall' | 'error') => this.deps.metrics.fetched(engineOf(req), req.proxyType, outcome, secondsSince(started));
+      const page = await this.engineFetch(req, egress).catch((err: unknown) => {
+        fetched('error');
+        throw err;
+      });
       const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, WALL_EVIDENCE_BYTES) });
-      this.deps.metrics.fetched(engineOf(req), req.proxyType, verdict ? 'wall' : 'ok', secondsSince(started));
+      fetched(verdict ? 'wall' : 'ok');
       if (!verdict) return page;
       this.deps.metrics.wall(verdict.vendor);
       const proxy = egress.route.current;
@@ -170,15 +174,6 @@ export class ScrapeService {
       const again = proxy !== undefined && walledBy.has(proxy.id);
       if (proxy) walledBy.add(proxy.id);
       if (again || egress.deadline.expired || !egress.route.rotate()) throw new AntiBotDetectedError(verdict.vendor, verdict.wall);
-    }
-  }
-
-  private async fetchOnce(req: ScrapeRequest, egress: EgressContext, started: bigint): Promise<FetchedPage> {
-    try {
-      return await this.engineFetch(req, egress);
-    } catch (err) {
-      this.deps.metrics.fetched(engineOf(req), req.proxyType, 'error', secondsSince(started));
-      throw err;
     }
   }
 

@@ -13,7 +13,8 @@ describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () 
   let store: TestStore;
   let server: ServerProcess;
   before(async () => {
-    grid = await new SeleniumGrid().start();
+    // One slot, which the pool's session takes: the hub's /status then says ready: false.
+    grid = await new SeleniumGrid({ maxSessions: 1 }).start();
     target = await new TargetServer().start();
     addBrowserPages(target);
     const databaseUrl = testDatabases()[0].freshUrl();
@@ -25,6 +26,11 @@ describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () 
     await grid?.stop();
     await target?.stop();
     await store?.close();
+  });
+
+  it('is ready while its warm session fills the Grid (the hub is up, though it has no free slot)', async () => {
+    expect((await grid.status())?.ready).to.equal(false);
+    expect(await (await fetch(`${server.base}/readyz`)).json()).to.deep.equal({ status: 'ready', checks: { database: 'ok', browsers: 'ok' } });
   });
 
   it('renders through the Grid with the CDP features (status, headers, XHRs, blocking)', async () => {
