@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole suite: types, unit and integration tests (SQLite, and MySQL when TEST_MYSQL_URL is
+# The whole suite: types, the dependency rules, unit and integration tests (SQLite, and MySQL when TEST_MYSQL_URL is
 # set), then Dredd against the running server. Ends with one "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,9 @@ status=0
 
 echo "== typecheck"
 node_modules/.bin/tsc -p tsconfig.json || status=1
+
+echo "== dependency rules (.dependency-cruiser.cjs)"
+node_modules/.bin/depcruise src --config .dependency-cruiser.cjs --output-type err || status=1
 
 echo "== mocha${TEST_MYSQL_URL:+ (SQLite and MySQL)}"
 node_modules/.bin/mocha 2>&1 | tee "$log"

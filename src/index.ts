@@ -13,6 +13,18 @@ try {
 }
 const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
 const flushed = () => new Promise<void>((resolve) => logger.flush(() => resolve()));
+
+// The last resort. Errors are caught where they arise (every socket and emitter of the gateway,
+// the fetchers and the sessions); one that still reaches the process level leaves it in a state
+// nobody can vouch for. It is logged with its cause and the process exits non-zero, so that its
+// supervisor (systemd, a container runtime) starts a clean one.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (err: unknown) => {
+    logger.fatal({ err, event }, 'uncaught error: exiting for the supervisor to restart the service');
+    setTimeout(() => process.exit(70), 2_000).unref();
+    void flushed().then(() => process.exit(70));
+  });
+}
 const server = await startServer(config, logger).catch(async (err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(err.message);

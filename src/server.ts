@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import type { Duplex } from 'node:stream';
@@ -5,13 +6,15 @@ import type { Logger } from 'pino';
 import { OpenApiRouter } from './api/openapi-router.js';
 import { loadCatalog } from './config/catalog.js';
 import type { Config } from './config/config.js';
-import { AddressPolicy, OwnPorts } from './egress/address-policy.js';
-import { WallDetector } from './egress/antibot/wall-detector.js';
+import { AddressPolicy } from './target-policy/address-policy.js';
+import { OwnPorts } from './target-policy/own-ports.js';
+import { WallDetector } from './scrape/antibot/wall-detector.js';
 import { Egress } from './egress/egress.js';
-import { loadProxyCatalog } from './egress/proxy-config.js';
-import { ProxyPool } from './egress/proxy-pool.js';
-import { DirectEgress } from './egress/proxy-provider.js';
-import { TargetPolicy } from './egress/target-policy.js';
+import { loadProxyCatalog } from './proxies/proxy-config.js';
+import { protectServices } from './target-policy/own-services.js';
+import { ProxyPool } from './proxies/proxy-pool.js';
+import { DirectEgress } from './proxies/proxy-provider.js';
+import { TargetPolicy } from './target-policy/target-policy.js';
 import { BrowserFetcher } from './fetchers/browser/browser-fetcher.js';
 import { BrowserPool } from './fetchers/browser/browser-pool.js';
 import { BrowserSession } from './fetchers/browser/browser-session.js';
@@ -19,7 +22,7 @@ import { Drain, type DrainResult } from './http/drain.js';
 import { opsRoutes } from './http/ops-routes.js';
 import { Metrics } from './observability/metrics.js';
 import { gridAnswers, Readiness } from './observability/readiness.js';
-import { ProxyHealth } from './egress/proxy-health.js';
+import { ProxyHealth } from './proxies/proxy-health.js';
 import { databaseAnswers } from './store/database-ping.js';
 import { locateChromedriver } from './fetchers/browser/driver-locator.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
@@ -29,11 +32,17 @@ import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
 import { bodyParsers, createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
+import { HtmlWorkers } from './scrape/html-work/html-workers.js';
+import { PageAnswers } from './scrape/page-answers.js';
 import { ScrapeService } from './scrape/scrape-service.js';
+import { Billing } from './billing/billing.js';
+import { DeferredWrites } from './billing/deferred-writes.js';
+import { LedgerUpkeep } from './billing/ledger-upkeep.js';
+import { Reconciler } from './billing/reconciler.js';
+import { SqlLedgerBooks } from './store/billing/ledger-books-sql.js';
 import { ApiKeyStore } from './store/api-key-store.js';
-import { CreditStore } from './store/credit-store.js';
 import { migrate, openDatabase } from './store/database.js';
-import { LeaseStore } from './store/lease-store.js';
+import { SqlBillingStore } from './store/billing/sql-billing-store.js';
 
 interface BrowserEngine {
   fetcher: Fetcher;
@@ -56,7 +65,7 @@ function browserEngine(config: Config, ownPorts: OwnPorts, logger: Logger): Brow
   };
   const pool = new BrowserPool(
     () => BrowserSession.create(sessionOptions),
-    { size: browser.poolSize, maxPages: browser.maxPages, maxMemoryMb: browser.maxMemoryMb, memoryCheckEvery: 10 },
+    { size: browser.poolSize, maxPages: browser.maxPages, maxMemoryMb: browser.maxMemoryMb, memoryCheckEvery: 10, idleCheckMs: browser.idleCheckMs },
     logger,
   );
   const { remoteUrl } = browser;
@@ -100,17 +109,15 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const catalog = loadCatalog(config.plansConfigPath);
   const proxies = loadProxyCatalog(config.proxyConfigPath);
-  // Refunds and slot releases that meet a database outage are retried; what may still be wrong
-  // when it ends (a debit cut while committing, a refund given up) is logged for the operator.
-  const db = openDatabase(config.databaseUrl, {
-    onLost: (what, err) => logger.error({ err }, `${what} was lost`),
-    onUncertain: (what, err) => logger.error({ err }, `${what} may have been applied before its connection was lost; check the key's balance`),
-  });
+  const db = openDatabase(config.databaseUrl);
   await migrate(db);
+  /** This process, as the ledger names the requests it reserves. */
+  const instanceId = randomUUID();
   const metrics = new Metrics();
   const keys = new ApiKeyStore(db.knex);
   const ownPorts = new OwnPorts();
   const addresses = new AddressPolicy({ allowPrivate: config.allowPrivateTargets, allowCidrs: config.targetAllowCidrs, ownPorts });
+  await protectServices([config.browser.remoteUrl, config.databaseUrl.startsWith('mysql:') ? config.databaseUrl : undefined], addresses, ownPorts);
   const policy = new TargetPolicy(addresses, undefined, (reason) => metrics.refused(reason));
   const browser = browserEngine(config, ownPorts, logger);
   if (browser) metrics.watchPool(() => browser.pool.stats);
@@ -121,15 +128,41 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const proxyHealth = new ProxyHealth(Date.now, (proxy) => metrics.proxyFailed(proxy.type, proxy.country));
   const egress = new Egress(policy, proxies ? new ProxyPool(proxies, proxyHealth) : new DirectEgress(), logger);
   const drain = new Drain();
+  // Refunds and slot releases that meet a database outage are retried; what may still be wrong
+  // when it ends (a debit cut while committing, a refund given up) is logged for the operator.
+  const billingStore = new SqlBillingStore(db);
+  const billing = new Billing({
+    store: billingStore,
+    deferred: new DeferredWrites({
+      onLost: (what, err) => logger.error({ err }, `${what} was lost`),
+      onUncertain: (what, err) => logger.error({ err }, `${what} may have been applied before its connection was lost; check the key's balance`),
+    }),
+    budget: { allowance: config.browserFailureAllowance, windowMs: 3_600_000 },
+    leaseGraceMs: config.leaseGraceMs,
+    instanceId,
+    onReleaseFailed: (err) => logger.error({ err }, 'lease release failed'),
+  });
+  const books = new SqlLedgerBooks(db);
+  const reconciler = new Reconciler({
+    store: billingStore,
+    books,
+    marginMs: config.ledger.reconcileMarginMs,
+    intervalMs: config.ledger.reconcileIntervalMs,
+    onRefunded: (count) => logger.info({ count }, 'reconciled: refunded reservations their requests could not settle'),
+    onError: (err) => logger.warn({ err }, 'reconciliation failed; it runs again'),
+  });
+  const upkeep = new LedgerUpkeep({
+    books,
+    retentionMs: config.ledger.retentionMs,
+    intervalMs: config.ledger.upkeepIntervalMs,
+    onError: (err) => logger.warn({ err }, 'ledger upkeep failed; it runs again'),
+  });
   const service = new ScrapeService({
-    keys,
-    credits: new CreditStore(db.knex),
-    leases: new LeaseStore(db.knex),
+    billing,
     engines,
     egress,
     walls: WallDetector.default(),
     costs: catalog.costs,
-    leaseGraceMs: config.leaseGraceMs,
     metrics,
     stopping: drain.stopping,
     logger,
@@ -139,7 +172,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
   ]);
   const spec = loadSpecAssets();
-  const routes = await new OpenApiRouter(spec.document, operationHandlers(service)).routes(bodyParsers(config.maxRequestBodyBytes));
+  const htmlWorkers = new HtmlWorkers();
+  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(bodyParsers(config.maxRequestBodyBytes));
   const app = createApp({ routes, ops: opsRoutes(readiness, metrics), drain, spec, logger, metrics, maxRequestBodyBytes: config.maxRequestBodyBytes });
 
   const server = app.listen(config.port, config.host);
@@ -149,6 +183,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   ownPorts.add(port);
   logger.info({ port, host: config.host, database: db.dialect }, 'listening');
   if (browser) warm(browser.pool, config, logger);
+  reconciler.start();
+  upkeep.start();
   if ((await keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
@@ -158,7 +194,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       readiness.drain();
       const result = await drain.run(server, graceMs, endGrace);
       await engines.closeAll();
+      await htmlWorkers.close();
       egress.close();
+      await reconciler.stop();
+      await upkeep.stop();
+      await billing.close();
       await db.close();
       return result;
     },

@@ -2,18 +2,14 @@ import express, { type Request as ExpressRequest, type RequestHandler, type Resp
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
 import type { OpenAPIV3 } from 'openapi-types';
 import { MethodNotAllowedError, UnprocessableEntityError } from '../errors/api-error.js';
+import type { ParamLocator } from '../errors/to-api-error.js';
+import '../http/answer-locals.js';
 import { withFormats } from './ajv-formats.js';
-import { normalizeBody, normalizeQuery, paramShapes } from './param-normalizer.js';
+import type { OperationHandlers, OperationId, Validated } from './operations.js';
+import { normalizeBody, normalizeQuery, paramShapes, type ParamShapes } from './param-normalizer.js';
 import { validationIssues } from './validation-issues.js';
 
-/** A request's parameters once the OpenAPI document has validated (and coerced) them. */
-export interface ValidatedRequest {
-  query: Record<string, unknown>;
-  /** The JSON body (v1); raw bodies (v2) are the target's and stay on `req.body`. */
-  body: unknown;
-}
-
-export type OperationHandler = (v: ValidatedRequest, req: ExpressRequest, res: ExpressResponse) => Promise<void>;
+type AnyHandler = (v: Validated<OperationId>, req: ExpressRequest, res: ExpressResponse) => Promise<void>;
 
 /** How request bodies are read: JSON ones (v1) for validation, any other (v2) raw, for the target. */
 export interface BodyParsers {
@@ -38,13 +34,14 @@ export class OpenApiRouter {
 
   constructor(
     definition: Document,
-    private readonly handlers: Record<string, OperationHandler>,
+    private readonly handlers: OperationHandlers,
   ) {
+    // Defaults come from the document, filled in by the validator: nothing copies them by hand.
     this.api = new OpenAPIBackend({
       definition: structuredClone(definition),
       strict: true,
       quick: false,
-      ajvOpts: { allErrors: true },
+      ajvOpts: { allErrors: true, useDefaults: true },
       customizeAjv: withFormats,
     });
   }
@@ -55,6 +52,7 @@ export class OpenApiRouter {
    */
   async routes(parsers: BodyParsers): Promise<express.Router> {
     await this.api.init();
+    this.checkHandlers();
     const router = express.Router({ caseSensitive: true, strict: true });
     const byPath = new Map<string, Operation[]>();
     for (const op of this.api.getOperations()) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
@@ -77,13 +75,28 @@ export class OpenApiRouter {
     return router;
   }
 
+  /**
+   * Every operation of the document has a handler and every handler an operation. The types say
+   * so at compile time (OperationHandlers); this says so to a map built some other way.
+   */
+  private checkHandlers(): void {
+    const documented = new Set(this.api.getOperations().map((op) => op.operationId));
+    const handled = new Set(Object.keys(this.handlers));
+    const missing = [...documented].filter((id) => id && !handled.has(id));
+    const stray = [...handled].filter((id) => !documented.has(id));
+    if (missing.length > 0 || stray.length > 0) {
+      throw new Error(`handlers do not match the document: ${[...missing.map((id) => `no handler for ${id}`), ...stray.map((id) => `no operation ${id}`)].join('; ')}`);
+    }
+  }
+
   private operation(op: Operation): (req: ExpressRequest, res: ExpressResponse) => Promise<void> {
-    const operationId = op.operationId!;
-    const handler = this.handlers[operationId];
-    if (!handler) throw new Error(`no handler for operation ${operationId}`);
+    const operationId = op.operationId as OperationId;
+    const handler = this.handlers[operationId] as AnyHandler;
     const shapes = paramShapes(op as OpenAPIV3.OperationObject);
+    const locate = locator(shapes);
     const validators: Validate[] = this.api.validator.getRequestValidatorsForOperation(operationId);
     return async (req, res) => {
+      res.locals.locate = locate;
       const query = normalizeQuery(req.query as Record<string, unknown>, shapes);
       // Only JSON bodies are validated; raw bodies (v2) are forwarded to the target untouched.
       const body = Buffer.isBuffer(req.body) || req.body === undefined ? undefined : normalizeBody(req.body, shapes);
@@ -91,7 +104,13 @@ export class OpenApiRouter {
       if (body !== undefined) parameters.requestBody = body;
       const errors = validators.flatMap((validate) => (validate(parameters) ? [] : (validate.errors ?? [])));
       if (errors.length > 0) throw new UnprocessableEntityError(validationIssues(errors));
-      await handler({ query, body: parameters.requestBody }, req, res);
+      // Validated against the operation's own schemas, coerced and defaulted: its declared shape.
+      await handler({ operation: operationId, query, body: parameters.requestBody } as Validated<OperationId>, req, res);
     };
   }
+}
+
+/** Where each parameter of an operation stands, as its document declares it (a JSON body field, or the query). */
+function locator(shapes: ParamShapes): ParamLocator {
+  return (param) => [shapes.body.has(param) ? 'body' : shapes.header.has(param) && !shapes.query.has(param) ? 'header' : 'query', param];
 }

@@ -15,6 +15,10 @@ function asBoolean(value: unknown): boolean | undefined {
 export interface ParamShapes {
   /** Every declared query parameter: the others are dropped, as established clients send extras. */
   query: Set<string>;
+  /** Declared header parameters. */
+  header: Set<string>;
+  /** The fields of a JSON request body. */
+  body: Set<string>;
   booleans: Set<string>;
   arrays: Set<string>;
 }
@@ -22,9 +26,11 @@ export interface ParamShapes {
 /** Which query parameters and body fields of an operation are booleans or arrays. */
 export function paramShapes(operation: OpenAPIV3.OperationObject): ParamShapes {
   const query = new Set<string>();
+  const header = new Set<string>();
   const booleans = new Set<string>();
   const arrays = new Set<string>();
   for (const p of (operation.parameters ?? []) as OpenAPIV3.ParameterObject[]) {
+    if (p.in === 'header') header.add(p.name.toLowerCase());
     if (p.in !== 'query') continue;
     query.add(p.name);
     const type = (p.schema as OpenAPIV3.SchemaObject | undefined)?.type;
@@ -34,10 +40,11 @@ export function paramShapes(operation: OpenAPIV3.OperationObject): ParamShapes {
   const body = (operation.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content?.['application/json']?.schema as
     | OpenAPIV3.SchemaObject
     | undefined;
+  const fields = new Set(Object.keys(body?.properties ?? {}));
   for (const [name, schema] of Object.entries(body?.properties ?? {})) {
     if ((schema as OpenAPIV3.SchemaObject).type === 'boolean') booleans.add(name);
   }
-  return { query, booleans, arrays };
+  return { query, header, body: fields, booleans, arrays };
 }
 
 /**

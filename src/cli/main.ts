@@ -1,7 +1,9 @@
 import { parseArgs } from 'node:util';
 import { findPlan, loadCatalog } from '../config/catalog.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { ApiKeyStore, type ApiKeyRecord } from '../store/api-key-store.js';
+import type { KeyAccount } from '../billing/billing-store.js';
+import { ApiKeyStore } from '../store/api-key-store.js';
+import { SqlLedgerBooks } from '../store/billing/ledger-books-sql.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 
 const USAGE = `Usage: scrapegate <command>
@@ -11,13 +13,16 @@ const USAGE = `Usage: scrapegate <command>
   keys list               list keys (display prefix, plan, credits, state)
   keys revoke KEY         revoke a key (the key itself, or its display prefix)
   plans list              list the plan catalog and the credit costs
+  billing verify          check that every key's credits consumed, period by period,
+                          equal the costs of its charged requests in the ledger;
+                          exits 1 naming each key and period that differs
   migrate                 bring the database schema up to date
 
 The database is DATABASE_URL's (default: SQLite under ./data), as for the server.`;
 
 class UsageError extends Error {}
 
-function describeKey(k: ApiKeyRecord): string {
+function describeKey(k: KeyAccount): string {
   const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
   const cap = k.maxConcurrency === null ? 'unlimited' : String(k.maxConcurrency);
   return [
@@ -69,6 +74,18 @@ async function run(argv: string[]): Promise<void> {
     console.log('\ncredit cost per request    datacenter  residential');
     for (const [kind, row] of Object.entries(catalog.costs)) {
       console.log(`${kind.padEnd(26)} ${String(row.datacenter).padStart(10)}  ${String(row.residential).padStart(11)}`);
+    }
+  } else if (group === 'billing' && command === 'verify') {
+    const found = await withDatabase(config.databaseUrl, (db) => new SqlLedgerBooks(db).discrepancies());
+    for (const d of found) {
+      const period = `${new Date(d.periodStart).toISOString()} .. ${new Date(d.periodEnd).toISOString()}`;
+      console.log(`${d.prefix}  key #${d.apiKeyId}  period ${period}: ${d.consumed} credits consumed, ${d.ledger} in the ledger (${d.consumed - d.ledger > 0 ? '+' : ''}${d.consumed - d.ledger})`);
+    }
+    if (found.length > 0) {
+      console.log(`${found.length} ${found.length === 1 ? 'period differs' : 'periods differ'} from the ledger.`);
+      process.exitCode = 1;
+    } else {
+      console.log('The books balance: every period of every key matches its ledger.');
     }
   } else if (group === 'keys' && command === 'create') {
     const plan = values.plan ? findPlan(catalog, values.plan) : undefined;

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { parseCidrList, type Cidr } from '../egress/address-policy.js';
+import { parseCidrList, type Cidr } from './cidr-list.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -37,6 +37,12 @@ const schema = z.object({
   MAX_REDIRECTS: z.coerce.number().int().min(0).max(50).default(10),
   LEASE_GRACE_SECONDS: positiveInt.default(30),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  BROWSER_FAILURE_ALLOWANCE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  USAGE_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(90),
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  RECONCILE_MARGIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  UPKEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  BROWSER_IDLE_CHECK_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   BROWSER_POOL_SIZE: z.coerce.number().int().min(0).max(64).optional(),
   BROWSER_MAX_PAGES: positiveInt.default(100),
   BROWSER_MAX_MEMORY_MB: positiveInt.default(800),
@@ -73,7 +79,21 @@ export interface Config {
   leaseGraceMs: number;
   /** How long requests in flight may run on after SIGTERM before they are failed, uncharged. */
   shutdownGraceMs: number;
+  /** Uncharged browser failures a key may always have per hour (more only within half its browser requests); 0: no limit. */
+  browserFailureAllowance: number;
+  ledger: LedgerConfig;
   browser: BrowserConfig;
+}
+
+export interface LedgerConfig {
+  /** Ledger rows are kept this long (daily totals for good). */
+  retentionMs: number;
+  /** How often every instance refunds reservations nobody can settle any more. */
+  reconcileIntervalMs: number;
+  /** How long past a reservation's settle limit it is refunded. */
+  reconcileMarginMs: number;
+  /** How often the daily totals are made and old rows pruned. */
+  upkeepIntervalMs: number;
 }
 
 export interface BrowserConfig {
@@ -92,6 +112,8 @@ export interface BrowserConfig {
   remoteUrl: string | undefined;
   /** Where each session's egress gateway listens (the browsers must reach it there). */
   gatewayHost: string;
+  /** Idle sessions are asked to answer this often (below a Grid node's session timeout). */
+  idleCheckMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -118,6 +140,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     maxRedirects: e.MAX_REDIRECTS,
     leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    browserFailureAllowance: e.BROWSER_FAILURE_ALLOWANCE,
+    ledger: {
+      retentionMs: e.USAGE_RETENTION_DAYS * 86_400_000,
+      reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
+      reconcileMarginMs: e.RECONCILE_MARGIN_SECONDS * 1000,
+      upkeepIntervalMs: e.UPKEEP_INTERVAL_SECONDS * 1000,
+    },
     browser: {
       poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),
       maxPages: e.BROWSER_MAX_PAGES,
@@ -127,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       chromedriverPath: e.CHROMEDRIVER_PATH,
       remoteUrl: e.SELENIUM_REMOTE_URL,
       gatewayHost: e.BROWSER_GATEWAY_HOST,
+      idleCheckMs: e.BROWSER_IDLE_CHECK_SECONDS * 1000,
     },
   };
 }

@@ -1,4 +1,4 @@
-import { EgressError } from '../errors/engine-errors.js';
+import { EgressError, TargetUnusableError } from '../errors/engine-errors.js';
 
 /**
  * The words for a failed connection, in one place: the plain engine meets these as Node error
@@ -48,4 +48,16 @@ export function fromChromeError(errorText: string): EgressError | undefined {
   if (/^ERR_(CERT_|SSL_|BAD_SSL_)/.test(name)) return egressFailure('tls');
   if (/^ERR_RESPONSE_HEADERS_(TOO_BIG|MULTIPLE)/.test(name)) return egressFailure('headers');
   return undefined;
+}
+
+/** A status outside 100–599 is not HTTP (RFC 9110 §15): both engines refuse the answer in these words. */
+export function invalidStatus(status: number): TargetUnusableError {
+  return new TargetUnusableError(`the target answered with the invalid HTTP status ${status}`);
+}
+
+/** Node's HTTP parser refused the answer (no status line, an HTTP/2 preface, a broken header or chunk). */
+export function fromParserError(err: unknown): TargetUnusableError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (!code.startsWith('HPE_') || code === 'HPE_HEADER_OVERFLOW') return undefined;
+  return new TargetUnusableError("the target's answer is not valid HTTP", { cause: err });
 }

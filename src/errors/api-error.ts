@@ -54,6 +54,17 @@ export class LockedError extends ApiError {
   readonly status = 423;
 }
 
+/** A limit that lifts on its own: `Retry-After` says when. */
+export class TooManyRequestsError extends ApiError {
+  readonly status = 429;
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
+}
+
 /** A 500 says only what the caller can act on (retry later); the cause goes to the log. */
 export class InternalError extends ApiError {
   readonly status = 500;

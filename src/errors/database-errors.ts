@@ -24,6 +24,8 @@ const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
   'ER_CANT_CREATE_THREAD',
   'ER_OUT_OF_RESOURCES',
   'ER_OPTION_PREVENTS_STATEMENT',
+  // A statement that passed its time limit (a frozen server): mysql2 ends its connection.
+  'PROTOCOL_SEQUENCE_TIMEOUT',
   'SQLITE_BUSY',
   'SQLITE_BUSY_SNAPSHOT',
   'SQLITE_BUSY_RECOVERY',

@@ -1,5 +1,5 @@
 import type { EgressContext } from '../egress/egress-context.js';
-import type { Deadline } from './deadline.js';
+import type { Deadline } from '../time/deadline.js';
 
 export type ForwardedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -1,8 +1,10 @@
+import type { ClientRequest } from 'node:http';
 import got, { RequestError, type Response } from 'got';
 import { CookieJar } from 'tough-cookie';
 import type { HttpAgents } from '../egress/egress-agent.js';
-import { fromNodeError } from '../egress/egress-failures.js';
-import { DeadlineExceededError, EgressError, EngineError, TargetTooLargeError, TargetUnreachableError } from '../errors/engine-errors.js';
+import { fromNodeError, fromParserError, invalidStatus } from '../egress/egress-failures.js';
+import { DeadlineExceededError, EgressError, EngineError, TargetForbiddenError, TargetTooLargeError, TargetUnreachableError } from '../errors/engine-errors.js';
+import type { Deadline } from '../time/deadline.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
 import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
 import { MAX_TARGET_HEADERS } from './target-limits.js';
@@ -111,7 +113,7 @@ export class PlainFetcher implements Fetcher {
       agent,
       context: { exchange: context },
     });
-    const { response, chunks, size } = await this.collect(stream);
+    const { response, chunks, size } = await this.collect(stream, spec.deadline);
     const finalUrl = response.url;
     const cookies = spec.wantsCookies ? await this.finalCookies(context, response, finalUrl) : [];
     const headers: Array<[string, string]> = [];
@@ -140,15 +142,24 @@ export class PlainFetcher implements Fetcher {
    * The response and its body, counted after decompression so that a small compressed bomb stops
    * at the same cap. Events, not async iteration: a promise per chunk is measurable per request.
    */
-  private collect(stream: ReturnType<typeof got.stream>): Promise<{ response: Response; chunks: Buffer[]; size: number }> {
+  private collect(stream: ReturnType<typeof got.stream>, deadline: Deadline): Promise<{ response: Response; chunks: Buffer[]; size: number }> {
     const max = this.options.maxBodyBytes;
     return new Promise((resolve, reject) => {
       let response: Response | undefined;
       const chunks: Buffer[] = [];
       let size = 0;
+      // got's own timer is the usual end of a slow exchange; this is the one that cannot fail to
+      // fire (a 101 to a plain GET, say, leaves got waiting for an answer that never comes).
+      const expire = () => stream.destroy(new DeadlineExceededError(`no answer from the target within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
+      if (deadline.signal.aborted) expire();
+      deadline.signal.addEventListener('abort', expire, { once: true });
+      stream.once('close', () => deadline.signal.removeEventListener('abort', expire));
+      // Switching protocols is no answer to a request that did not ask to: refused at once.
+      stream.once('request', (req: ClientRequest) => req.once('upgrade', () => stream.destroy(invalidStatus(101))));
       stream.on('response', (r: Response) => {
         response = r;
-        if (r.rawHeaders.length / 2 > MAX_TARGET_HEADERS) stream.destroy(new EgressError('headers', "the target's response headers are too large or too many"));
+        if (r.statusCode < 100 || r.statusCode > 599) stream.destroy(invalidStatus(r.statusCode));
+        else if (r.rawHeaders.length / 2 > MAX_TARGET_HEADERS) stream.destroy(new EgressError('headers', "the target's response headers are too large or too many"));
       });
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
@@ -170,7 +181,8 @@ export class PlainFetcher implements Fetcher {
     }
     const code = (err as { code?: string })?.code;
     if (code === 'ERR_TOO_MANY_REDIRECTS') return new TargetUnreachableError(`more than ${this.options.maxRedirects} redirects`);
-    const failure = fromNodeError(cause ?? err) ?? fromNodeError(err);
+    if (code === 'ERR_UNSUPPORTED_PROTOCOL') return new TargetForbiddenError('only http and https URLs can be scraped, and a redirect led elsewhere');
+    const failure = fromNodeError(cause ?? err) ?? fromNodeError(err) ?? fromParserError(cause ?? err) ?? fromParserError(err);
     if (failure) return failure;
     if (err instanceof RequestError) return new TargetUnreachableError(code ? `network error ${code}` : 'the target sent an answer that is not HTTP');
     return err instanceof Error ? err : new Error(String(err));

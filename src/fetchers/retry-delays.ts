@@ -1,4 +1,4 @@
-import type { Deadline } from './deadline.js';
+import type { Deadline } from '../time/deadline.js';
 
 /**
  * Waits before each connection attempt: 0 first, then backing off from 100 ms to 2 s, for as

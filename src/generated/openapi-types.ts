@@ -413,6 +413,7 @@ export interface components {
          */
         NotFound: {
             headers: {
+                "Svc-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -473,6 +474,7 @@ export interface components {
          */
         Locked: {
             headers: {
+                "Svc-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -484,9 +486,35 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description A browser request (`browser=true`) of a key whose browser requests failed
+         *     uncharged too often in the last hour. A render that ends in a 404 or 423
+         *     is not charged, yet it ran the page and your script in one of the
+         *     service's browsers; each key may have 100 such failures an hour (the
+         *     operator's `BROWSER_FAILURE_ALLOWANCE`), or more as long as they are at
+         *     most half of its browser requests in that hour. Traffic that mostly
+         *     succeeds never meets the limit. Browser requests are accepted again when
+         *     the hour ends (`Retry-After`, in seconds); plain requests
+         *     (`browser=false`) are never limited. Not charged.
+         */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Too many browser requests of this key failed uncharged in the last hour (100 of 104). Browser requests resume when the hour ends; plain requests (browser=false) are not limited."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A failure inside scrapegate (rare), such as a browser that crashed while rendering. Nothing is charged; retrying is safe. */
         InternalError: {
             headers: {
+                "Svc-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -507,6 +535,7 @@ export interface components {
             headers: {
                 "Svc-credits-cost": components["headers"]["CreditsCost"];
                 "Svc-page-status-code": components["headers"]["PageStatusCode"];
+                "Svc-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -519,6 +548,7 @@ export interface components {
             headers: {
                 "Svc-credits-cost": components["headers"]["CreditsCost"];
                 "Svc-page-status-code": components["headers"]["PageStatusCode"];
+                "Svc-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -613,6 +643,15 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The request's id in the request ledger, on every answer of a request that
+         *     reached billing, whether it was charged (a 200) or not (a 404, 423 or
+         *     500). Quote it when asking about a charge: the operator finds the row
+         *     with `scrapegate billing verify` and the ledger.
+         */
+        RequestId: string;
+        /** @description Seconds after which the request may be made again. */
+        RetryAfter: number;
         /** @description Credits spent for this request. */
         CreditsCost: number;
         /**
@@ -693,6 +732,7 @@ export interface operations {
             /** @description The scraped page. */
             200: {
                 headers: {
+                    "Svc-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -706,6 +746,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -740,6 +781,7 @@ export interface operations {
             /** @description The scraped page. */
             200: {
                 headers: {
+                    "Svc-request-id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -753,6 +795,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -849,6 +892,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -950,6 +994,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1051,6 +1096,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1152,6 +1198,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1248,6 +1295,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1349,6 +1397,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1450,6 +1499,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1551,6 +1601,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -1,18 +1,18 @@
-import type { OperationHandler } from '../api/openapi-router.js';
+import type { OperationHandlers } from '../api/operations.js';
+import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
-import { v1General } from './v1-general.js';
+import { v1GeneralGet, v1GeneralPost } from './v1-general.js';
 import { v2Extended } from './v2-extended.js';
 import { v2General } from './v2-general.js';
 import { v2Usage } from './v2-usage.js';
 
 /** Every operationId of the OpenAPI document and the handler that answers it. */
-export function operationHandlers(service: ScrapeService): Record<string, OperationHandler> {
-  const v1 = v1General(service);
+export function operationHandlers(service: ScrapeService, answers: PageAnswers): OperationHandlers {
   const general = v2General(service);
-  const extended = v2Extended(service);
+  const extended = v2Extended(service, answers);
   return {
-    v1GeneralGet: v1,
-    v1GeneralPost: v1,
+    v1GeneralGet: v1GeneralGet(service, answers),
+    v1GeneralPost: v1GeneralPost(service, answers),
     v2GeneralGet: general,
     v2GeneralPost: general,
     v2GeneralPut: general,

@@ -1,27 +1,44 @@
 import type { Request, Response } from 'express';
-import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
-import { UnprocessableEntityError } from '../errors/api-error.js';
-import { v1Result } from '../scrape/page-answers.js';
-import { returnTextWanted, toScrapeRequest, type ValidatedParams } from '../scrape/request-params.js';
+import type { OperationHandler } from '../api/operations.js';
+import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { apiKeyOf } from '../scrape/api-key-of.js';
+import type { PageAnswers } from '../scrape/page-answers.js';
+import { toScrapeRequest, type ScrapeParams } from '../scrape/request-params.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 
-/** v1GeneralGet and v1GeneralPost: the same parameters from the query or a JSON body. */
-export function v1General(service: ScrapeService): OperationHandler {
-  return async (v: ValidatedRequest, req: Request, res: Response) => {
-    const source = req.method === 'POST' ? 'body' : 'query';
-    const params = ((source === 'body' ? v.body : v.query) ?? {}) as ValidatedParams;
-    const apiKey = [req.get('x-api-key'), params['x-api-key'], v.query['x-api-key']].find(
-      (k): k is string => typeof k === 'string' && k.length > 0,
-    );
-    if (!apiKey) {
-      throw new UnprocessableEntityError([
-        { loc: [source, 'x-api-key'], msg: 'field required (or send the x-api-key header)', type: 'value_error.missing' },
-      ]);
-    }
-    const request = toScrapeRequest(params, { method: 'GET', body: undefined, rawHeaders: [], collectExtras: false, wantsCookies: true, forwardHeaders: false, source });
-    const { page, cost } = await service.scrape(apiKey, request);
-    res.locals.cost = cost;
-    res.setHeader('Svc-credits-cost', String(cost));
-    res.status(200).json(v1Result(page, returnTextWanted(params)));
+/** The service spec's limit for v1, which has no `timeout` parameter: 60 seconds. */
+const V1_DEADLINE_SECONDS = 60;
+
+type V1Params = ScrapeParams & { 'x-api-key'?: string; return_text: boolean };
+
+function answer(service: ScrapeService, answers: PageAnswers) {
+  return async (operation: string, params: V1Params, req: Request, res: Response) => {
+    const apiKey = apiKeyOf(req.get('x-api-key'), params['x-api-key']);
+    const request = toScrapeRequest(params, {
+      operation,
+      method: 'GET',
+      body: undefined,
+      rawHeaders: [],
+      collectExtras: false,
+      wantsCookies: true,
+      wantsText: params.return_text,
+      forwardHeaders: false,
+      timeoutSeconds: V1_DEADLINE_SECONDS,
+    });
+    const { answer, cost } = await service.scrape(apiKey, request, (page) => answers.v1Result(page, params.return_text), (id) => recordRequestId(res, id));
+    recordCost(res, cost);
+    res.status(200).json(answer);
   };
+}
+
+/** v1GeneralGet: the parameters in the query string. */
+export function v1GeneralGet(service: ScrapeService, answers: PageAnswers): OperationHandler<'v1GeneralGet'> {
+  const run = answer(service, answers);
+  return (v, req, res) => run(v.operation, v.query, req, res);
+}
+
+/** v1GeneralPost: the same parameters in a JSON body (the key may also stay in the query). */
+export function v1GeneralPost(service: ScrapeService, answers: PageAnswers): OperationHandler<'v1GeneralPost'> {
+  const run = answer(service, answers);
+  return (v, req, res) => run(v.operation, { ...v.body, 'x-api-key': v.body['x-api-key'] || v.query['x-api-key'] }, req, res);
 }

@@ -1,17 +1,16 @@
-import type { Request, Response } from 'express';
-import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
-import { extendedResult } from '../scrape/page-answers.js';
+import type { OperationHandler } from '../api/operations.js';
+import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
-import { v2ScrapeRequest } from './v2-scrape-request.js';
+import { v2ScrapeRequest, type V2ExtendedOperation } from './v2-scrape-request.js';
 
 /** v2ExtendedGet/Post/Put/Delete: the page, its text, cookies, headers, XHRs and iframes as JSON. */
-export function v2Extended(service: ScrapeService): OperationHandler {
-  return async (v: ValidatedRequest, req: Request, res: Response) => {
+export function v2Extended(service: ScrapeService, answers: PageAnswers): OperationHandler<V2ExtendedOperation> {
+  return async (v, req, res) => {
     const { apiKey, request } = v2ScrapeRequest(v, req, true);
-    const { page, cost } = await service.scrape(apiKey, request);
-    res.locals.cost = cost;
-    res.setHeader('Svc-credits-cost', String(cost));
+    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p), (id) => recordRequestId(res, id));
+    recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
-    res.status(200).json(extendedResult(page));
+    res.status(200).json(answer);
   };
 }

@@ -1,12 +1,11 @@
-import type { Request, Response } from 'express';
-import type { OperationHandler, ValidatedRequest } from '../api/openapi-router.js';
+import type { OperationHandler } from '../api/operations.js';
 import type { components } from '../generated/openapi-types.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 
 /** v2Usage: the key's current subscription period and credits. */
-export function v2Usage(service: ScrapeService): OperationHandler {
-  return async (v: ValidatedRequest, _req: Request, res: Response) => {
-    const key = await service.authenticate(String(v.query['x-api-key']));
+export function v2Usage(service: ScrapeService): OperationHandler<'v2Usage'> {
+  return async (v, _req, res) => {
+    const key = await service.account(v.query['x-api-key']);
     const record: components['schemas']['UsageRecord'] = {
       plan_name: key.planName,
       start_date: new Date(key.periodStart).toISOString(),

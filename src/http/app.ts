@@ -5,6 +5,7 @@ import { NotFoundError } from '../errors/api-error.js';
 import { errorMiddleware } from '../errors/error-middleware.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
+import { contentSafety } from './content-safety.js';
 import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
 
@@ -28,6 +29,7 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.set('query parser', 'simple');
   app.use(drain.track());
   app.use(accessLog(logger, metrics));
+  app.use(contentSafety());
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
   app.use(ops);

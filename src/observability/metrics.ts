@@ -24,6 +24,8 @@ export class Metrics {
   private readonly walls: Counter<'vendor'>;
   private readonly refusals: Counter<'reason'>;
   private readonly proxyFailures: Counter<'proxy_type' | 'country'>;
+  private readonly browserFailures: Counter;
+  private readonly budgetRefusals: Counter;
   private pool: () => PoolGauges | undefined = () => undefined;
 
   constructor() {
@@ -62,8 +64,18 @@ export class Metrics {
     });
     this.proxyFailures = new Counter({
       name: 'scrapegate_proxy_failures_total',
-      help: 'Upstream proxies that failed as proxies (refused, timed out, 407/502/503), by pool',
+      help: 'Upstream proxies that failed as proxies (refused, timed out, 407/503; not 502/504, which report the target), by pool',
       labelNames: ['proxy_type', 'country'],
+      registers,
+    });
+    this.browserFailures = new Counter({
+      name: 'scrapegate_uncharged_browser_failures_total',
+      help: 'Browser requests that ran and failed uncharged (404, 423), counted against their key\'s hourly budget',
+      registers,
+    });
+    this.budgetRefusals = new Counter({
+      name: 'scrapegate_browser_budget_refusals_total',
+      help: 'Browser requests refused with 429 because their key was past its budget of uncharged failures',
       registers,
     });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
@@ -114,6 +126,14 @@ export class Metrics {
 
   proxyFailed(proxyType: string, country: string): void {
     this.proxyFailures.inc({ proxy_type: proxyType, country });
+  }
+
+  unchargedBrowserFailure(): void {
+    this.browserFailures.inc();
+  }
+
+  browserBudgetRefused(): void {
+    this.budgetRefusals.inc();
   }
 
   text(): Promise<string> {

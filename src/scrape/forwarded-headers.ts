@@ -34,7 +34,7 @@ export function forwardedHeaders(rawHeaders: string[]): { headers: Record<string
     if (NEVER_FORWARDED.has(lower) || lower.startsWith('svc-') || lower.startsWith('original-header-')) continue;
     if (lower === 'cookie') {
       for (const c of parseCookieList(value)) {
-        checkCookie(c.name, c.value, ['header', rawName]);
+        checkCookie(c.name, c.value, { header: rawName });
         cookies.push(c);
       }
       continue;

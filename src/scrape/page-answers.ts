@@ -1,6 +1,6 @@
 import type { FetchedPage } from '../fetchers/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
-import { pageText } from './page-text.js';
+import type { HtmlWorkers } from './html-work/html-workers.js';
 
 /**
  * The charset a body declares, as a browser finds it: a byte-order mark, the Content-Type's
@@ -43,41 +43,46 @@ export function cookieString(page: FetchedPage): string {
   return page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
 }
 
-export function readableText(page: FetchedPage, html: string): string {
-  return page.text ?? pageText(html);
-}
-
 type V1Result = components['schemas']['V1Result'];
 type ExtendedResult = components['schemas']['ExtendedResult'];
 
-export function v1Result(page: FetchedPage, returnText: boolean): V1Result {
-  const html = pageHtml(page);
-  return {
-    content: returnText ? readableText(page, html) : html,
-    cookies: cookieString(page),
-    status_code: page.status,
-  };
+/**
+ * The JSON answers built from a fetched page. The text of a plain page is worked out from its
+ * HTML, off the event loop when the page is large (a rendered page's text comes from the browser).
+ */
+export class PageAnswers {
+  constructor(private readonly workers: HtmlWorkers) {}
+
+  readableText(page: FetchedPage, html: string): Promise<string> {
+    return page.text !== undefined ? Promise.resolve(page.text) : this.workers.run('text', html, html.length);
+  }
+
+  async v1Result(page: FetchedPage, returnText: boolean): Promise<V1Result> {
+    const html = pageHtml(page);
+    return {
+      content: returnText ? await this.readableText(page, html) : html,
+      cookies: cookieString(page),
+      status_code: page.status,
+    };
+  }
+
+  async extendedResult(page: FetchedPage): Promise<ExtendedResult> {
+    const html = pageHtml(page);
+    return {
+      html,
+      text: await this.readableText(page, html),
+      cookies: cookieString(page),
+      status_code: page.status,
+      headers: page.headers.map(([name, value]) => ({ name, value })),
+      xhrs: page.xhrs,
+      iframes: page.iframes,
+    };
+  }
 }
 
-export function extendedResult(page: FetchedPage): ExtendedResult {
-  const html = pageHtml(page);
-  return {
-    html,
-    text: readableText(page, html),
-    cookies: cookieString(page),
-    status_code: page.status,
-    headers: page.headers.map(([name, value]) => ({ name, value })),
-    xhrs: page.xhrs,
-    iframes: page.iframes,
-  };
-}
-
-/** The metadata headers of a v2 answer: cost, target status, and every target header prefixed. */
-export function v2Headers(page: FetchedPage, cost: number): Array<[string, string]> {
-  const out: Array<[string, string]> = [
-    ['Svc-credits-cost', String(cost)],
-    ['Svc-page-status-code', String(page.status)],
-  ];
+/** The metadata headers of a v2 answer besides its cost: target status, and every target header prefixed. */
+export function v2Headers(page: FetchedPage): Array<[string, string]> {
+  const out: Array<[string, string]> = [['Svc-page-status-code', String(page.status)]];
   for (const [name, value] of page.headers) out.push([`svc-original-header-${name.toLowerCase()}`, value]);
   return out;
 }

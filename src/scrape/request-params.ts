@@ -1,78 +1,81 @@
-import type { ProxyType } from '../config/catalog.js';
-import { UnprocessableEntityError } from '../errors/api-error.js';
-import type { Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
+import { InvalidValueError } from '../errors/invalid-value-error.js';
+import type { Cookie, ForwardedMethod } from '../fetchers/fetcher.js';
+import type { components } from '../generated/openapi-types.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
 import { checkCookie } from './header-values.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
-/** Parameters as they stand after validation: strings from a query, typed values from JSON. */
-export type ValidatedParams = Record<string, unknown>;
+type Param = components['parameters'];
+
+/**
+ * What every scraping operation takes, typed from the document and as its validation hands it
+ * over (defaults filled in): v2's own parameters are optional here, as v1 has none of them.
+ */
+export interface ScrapeParams {
+  url: Param['Url'];
+  browser: Param['Browser'];
+  cookies?: Param['Cookies'];
+  js_snippet?: Param['JsSnippet'];
+  proxy_type: Param['ProxyType'];
+  proxy_country?: Param['ProxyCountry'];
+  wait_for_selector?: Param['WaitForSelector'];
+  return_page_source?: Param['ReturnPageSource'];
+  block_resource?: Param['BlockResource'];
+  timeout?: Param['Timeout'];
+}
 
 export interface RequestContext {
+  /** The operationId answered. */
+  operation: string;
   method: ForwardedMethod;
   body: Buffer | undefined;
   rawHeaders: string[];
   collectExtras: boolean;
   /** Whether the answer lists the page's cookies. */
   wantsCookies: boolean;
+  /** Whether the answer carries the page's text. */
+  wantsText: boolean;
   /** v1 takes no forwarded headers; v2 forwards `svc-` headers. */
   forwardHeaders: boolean;
-  /** Where the parameters came from, for the `loc` of a 422. */
-  source: 'query' | 'body';
-}
-
-const DEFAULT_TIMEOUT_SECONDS = 60;
-
-function bool(value: unknown, fallback: boolean): boolean {
-  if (value === undefined || value === null) return fallback;
-  return value === true || value === 'true';
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+  /** The deadline when the operation has no `timeout` parameter (v1). */
+  timeoutSeconds: number;
 }
 
 /** Turns validated parameters into the one request shape the scrape service knows. */
-export function toScrapeRequest(p: ValidatedParams, ctx: RequestContext): ScrapeRequest {
+export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeRequest {
   const forwarded = ctx.forwardHeaders ? forwardedHeaders(ctx.rawHeaders) : { headers: {}, cookies: [] };
-  const snippet = str(p.js_snippet);
-  const blocks = p.block_resource === undefined ? [] : ([] as unknown[]).concat(p.block_resource);
   return {
-    url: targetUrl(p.url, ctx.source),
+    operation: ctx.operation,
+    url: targetUrl(p.url),
     method: ctx.method,
     body: ctx.body,
     headers: forwarded.headers,
-    cookies: [...cookieParam(p.cookies, ctx.source), ...forwarded.cookies],
-    browser: bool(p.browser, true),
-    returnPageSource: bool(p.return_page_source, false),
-    jsSnippet: snippet === undefined ? undefined : Buffer.from(snippet, 'base64').toString('utf8'),
-    waitForSelector: str(p.wait_for_selector),
-    blockResources: [...new Set(blocks as ResourceType[])],
-    proxyType: (str(p.proxy_type) ?? 'datacenter') as ProxyType,
-    proxyCountry: str(p.proxy_country)?.toUpperCase(),
-    timeoutMs: (p.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(p.timeout)) * 1000,
+    cookies: [...cookieParam(p.cookies), ...forwarded.cookies],
+    browser: p.browser,
+    returnPageSource: p.return_page_source ?? false,
+    jsSnippet: p.js_snippet ? Buffer.from(p.js_snippet, 'base64').toString('utf8') : undefined,
+    waitForSelector: p.wait_for_selector || undefined,
+    blockResources: [...new Set(p.block_resource ?? [])],
+    proxyType: p.proxy_type,
+    proxyCountry: p.proxy_country?.toUpperCase(),
+    timeoutMs: (p.timeout ?? ctx.timeoutSeconds) * 1000,
     collectExtras: ctx.collectExtras,
-    wantsText: ctx.collectExtras || returnTextWanted(p),
+    wantsText: ctx.wantsText,
     wantsCookies: ctx.wantsCookies,
-    paramSource: ctx.source,
   };
 }
 
-function cookieParam(value: unknown, source: 'query' | 'body'): Cookie[] {
-  const cookies = parseCookieList(str(value) ?? '');
-  for (const c of cookies) checkCookie(c.name, c.value, [source, 'cookies']);
+function cookieParam(value: string | undefined): Cookie[] {
+  const cookies = parseCookieList(value ?? '');
+  for (const c of cookies) checkCookie(c.name, c.value, 'cookies');
   return cookies;
 }
 
-export function returnTextWanted(p: ValidatedParams): boolean {
-  return bool(p.return_text, false);
-}
-
-function targetUrl(value: unknown, source: 'query' | 'body'): URL {
+function targetUrl(value: string): URL {
   try {
-    return new URL(String(value));
+    return new URL(value);
   } catch {
-    throw new UnprocessableEntityError([{ loc: [source, 'url'], msg: 'invalid or missing URL scheme: only absolute http and https URLs are accepted', type: 'value_error.url' }]);
+    throw new InvalidValueError('url', 'invalid or missing URL scheme: only absolute http and https URLs are accepted', 'value_error.url');
   }
 }

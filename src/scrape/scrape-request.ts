@@ -3,6 +3,8 @@ import type { Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.
 
 /** One scrape, as every endpoint asks for it once its parameters are validated and decoded. */
 export interface ScrapeRequest {
+  /** The operation asked (its operationId), as the ledger records it. */
+  operation: string;
   url: URL;
   method: ForwardedMethod;
   body: Buffer | undefined;
@@ -19,6 +21,4 @@ export interface ScrapeRequest {
   collectExtras: boolean;
   wantsText: boolean;
   wantsCookies: boolean;
-  /** Where the parameters came from, for the `loc` of a 422. */
-  paramSource: 'query' | 'body';
 }

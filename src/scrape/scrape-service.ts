@@ -1,46 +1,59 @@
 import type { Logger } from 'pino';
+import type { Billing } from '../billing/billing.js';
+import type { KeyAccount } from '../billing/billing-store.js';
 import type { CostTable } from '../config/catalog.js';
-import type { WallDetector } from '../egress/antibot/wall-detector.js';
 import type { Egress } from '../egress/egress.js';
 import type { EgressContext } from '../egress/egress-context.js';
-import { ConflictError, ForbiddenError, UnprocessableEntityError } from '../errors/api-error.js';
+import {
+  AntiBotDetectedError,
+  DeadlineExceededError,
+  SelectorTimeoutError,
+  TargetForbiddenError,
+  TargetUnreachableError,
+  TargetUnusableError,
+} from '../errors/engine-errors.js';
+import { BillingRefusal, BrowserBudgetExceededError } from '../errors/billing-refusals.js';
+import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
+import { inQuery, toApiError } from '../errors/to-api-error.js';
+import { EngineError } from '../errors/engine-errors.js';
+import { InvalidValueError } from '../errors/invalid-value-error.js';
+import { ApiError } from '../errors/api-error.js';
 import { ShuttingDownError } from '../errors/shutting-down-error.js';
-import { AntiBotDetectedError, TargetForbiddenError } from '../errors/engine-errors.js';
-import { translateEngineError } from '../errors/translate-engine-error.js';
-import { Deadline } from '../fetchers/deadline.js';
 import type { EngineName, EngineRegistry } from '../fetchers/engine-registry.js';
 import type { FetchedPage } from '../fetchers/fetcher.js';
-import { hashApiKey, type ApiKeyRecord, type ApiKeyStore } from '../store/api-key-store.js';
-import type { CreditStore } from '../store/credit-store.js';
-import type { Lease, LeaseStore } from '../store/lease-store.js';
 import type { Metrics } from '../observability/metrics.js';
-import { creditCost } from './credit-cost.js';
+import { Deadline } from '../time/deadline.js';
+import { BODY_SCAN_LIMIT, type WallDetector } from './antibot/wall-detector.js';
+import { creditCost, engineKind } from './credit-cost.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
 export interface ScrapeServiceDeps {
-  keys: ApiKeyStore;
-  credits: CreditStore;
-  leases: LeaseStore;
+  billing: Billing;
   engines: EngineRegistry;
   egress: Egress;
   walls: WallDetector;
   costs: CostTable;
-  leaseGraceMs: number;
   metrics: Metrics;
   /** Aborted when a shutdown's grace period ends: requests still running fail, uncharged. */
   stopping: AbortSignal;
   logger: Logger;
 }
 
-/** Credits taken for one request, to give back if its answer will not be a 200, and its slot. */
-interface Charge {
-  refund(): Promise<void>;
-  release(): Promise<void>;
-}
-
-export interface ScrapeOutcome {
+export interface ScrapeOutcome<T> {
+  /** What the handler made of the page: the request is charged only once this exists. */
+  answer: T;
   page: FetchedPage;
   cost: number;
+}
+
+/**
+ * A browser request that ran and then failed on the target's side (unreachable, too slow, no
+ * selector, an unusable answer, a wall): the page was loaded, and the caller's script run, for
+ * nothing. Refusals before any work, our own failures and limits are not.
+ */
+function unchargedBrowserWork(req: ScrapeRequest, err: unknown): boolean {
+  const failed = [TargetUnreachableError, DeadlineExceededError, SelectorTimeoutError, TargetUnusableError, AntiBotDetectedError];
+  return req.browser && failed.some((kind) => err instanceof kind);
 }
 
 /**
@@ -50,72 +63,53 @@ export interface ScrapeOutcome {
 export class ScrapeService {
   constructor(private readonly deps: ScrapeServiceDeps) {}
 
-  async authenticate(apiKey: string): Promise<ApiKeyRecord> {
-    const key = await this.deps.keys.findActive(apiKey);
-    if (!key) throw new ForbiddenError('Invalid API key.');
-    return key;
-  }
-
-  async scrape(apiKey: string, req: ScrapeRequest): Promise<ScrapeOutcome> {
-    const deadline = new Deadline(req.timeoutMs);
-    try {
-      const cost = creditCost(this.deps.costs, req);
-      const charge = await this.charge(apiKey, cost, deadline);
-      try {
-        const egress = await this.openEgress(req, deadline);
-        const page = await untilStopped(this.fetch(req, egress), this.deps.stopping);
-        this.deps.metrics.charged(engineOf(req), req.proxyType, cost);
-        return { page, cost };
-      } catch (err) {
-        await charge.refund();
-        throw err;
-      } finally {
-        await charge.release();
-      }
-    } finally {
-      deadline.dispose();
-    }
+  /** The key's account in its current period (403 for a key that is not active). */
+  account(apiKey: string): Promise<KeyAccount> {
+    return this.deps.billing.account(apiKey);
   }
 
   /**
-   * Authenticates and takes the credits. A key of an uncapped plan costs one statement (the
-   * debit is the authentication); only when it changes nothing is the key read to say why (403),
-   * to roll its period over, or to hold a concurrency slot for a capped plan (409).
+   * Reserves the credits, runs the engine, shapes the answer (`shape`), and settles: charged
+   * once the answer exists, refunded on any failure, the shaping included. `billed` learns the
+   * request's ledger id as soon as it has one, so that whatever the answer it can carry it.
    */
-  private async charge(apiKey: string, cost: number, deadline: Deadline): Promise<Charge> {
-    const keyHash = hashApiKey(apiKey);
-    const at = Date.now();
-    const { credits, leases, logger } = this.deps;
-    if (await credits.debitUncapped(keyHash, cost, at)) {
-      return { refund: () => credits.refundUncapped(keyHash, cost, at), release: async () => undefined };
-    }
-    let key = await this.authenticate(apiKey);
-    if (key.creditsRemaining < cost) throw insufficient(key, cost);
-    const lease = await this.takeSlot(key, deadline);
-    const release = async () => {
-      if (lease) await leases.release(lease).catch((err: unknown) => logger.error({ err }, 'lease release failed'));
-    };
+  async scrape<T>(apiKey: string, req: ScrapeRequest, shape: (page: FetchedPage) => T | Promise<T>, billed?: (requestId: string) => void): Promise<ScrapeOutcome<T>> {
+    const deadline = new Deadline(req.timeoutMs);
     try {
-      if (!(await credits.reserve(key.id, cost, key.periodEnd))) {
-        // Drained by a concurrent request, or the period just rolled over: re-read once.
-        key = await this.authenticate(apiKey);
-        if (!(await credits.reserve(key.id, cost, key.periodEnd))) throw insufficient(key, cost);
+      const cost = creditCost(this.deps.costs, req);
+      const facts = { operation: req.operation, engine: engineKind(req), proxyType: req.proxyType, proxyCountry: req.proxyCountry ?? null, targetHost: req.url.hostname };
+      const reservation = await this.deps.billing.reserve(apiKey, { cost, browser: req.browser, at: Date.now() }, facts, deadline).catch((err: unknown) => {
+        if (err instanceof BrowserBudgetExceededError) this.deps.metrics.browserBudgetRefused();
+        throw err;
+      });
+      billed?.(reservation.requestId);
+      let answer: T;
+      let page: FetchedPage;
+      let egress: EgressContext | undefined;
+      try {
+        egress = await this.openEgress(req, deadline);
+        page = await untilStopped(this.fetchPastWalls(req, egress), this.deps.stopping);
+        answer = await shape(page);
+      } catch (err) {
+        const failure = unchargedBrowserWork(req, err);
+        if (failure) this.deps.metrics.unchargedBrowserFailure();
+        await reservation.refund({ status: statusOf(err), pageStatus: null, failure: failureOf(err), proxyCountry: egress?.route.country ?? null }, failure);
+        throw err;
       }
-    } catch (err) {
-      await release();
-      throw err;
+      try {
+        await reservation.charge({ status: 200, pageStatus: page.status, failure: null, proxyCountry: egress.route.country ?? null });
+      } catch (err) {
+        if (err instanceof ChargeNotRecordedError) {
+          if (err.uncertain) this.deps.logger.error({ requestId: err.requestId }, 'a charge may have landed although its request was answered 500; check the key\'s balance');
+          await reservation.refund({ status: 500, pageStatus: page.status, failure: 'the charge could not be recorded', proxyCountry: null }, false).catch(() => undefined);
+        }
+        throw err;
+      }
+      this.deps.metrics.charged(engineOf(req), req.proxyType, cost);
+      return { answer, page, cost };
+    } finally {
+      deadline.dispose();
     }
-    const { id, periodEnd } = key;
-    return { refund: () => credits.refund(id, cost, periodEnd), release };
-  }
-
-  private async takeSlot(key: ApiKeyRecord, deadline: Deadline): Promise<Lease | undefined> {
-    if (key.maxConcurrency === null) return undefined;
-    const lease = await this.deps.leases.acquire(key.id, key.maxConcurrency, deadline.budgetMs + this.deps.leaseGraceMs);
-    if (!lease) {
-      throw new ConflictError(`Concurrent request limit of your plan (${key.maxConcurrency}) reached. Wait for a request to finish or upgrade the plan.`);
-    }
-    return lease;
   }
 
   /**
@@ -124,31 +118,14 @@ export class ScrapeService {
    * invalid value of `url`, nothing is fetched and nothing is charged.
    */
   private async openEgress(req: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
-    let egress: EgressContext;
-    try {
-      egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline);
-    } catch (err) {
-      throw translateEngineError(err, req.paramSource);
-    }
+    const egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline);
     try {
       await egress.checkUrl(req.url);
     } catch (err) {
-      if (err instanceof TargetForbiddenError) {
-        throw new UnprocessableEntityError([{ loc: [req.paramSource, 'url'], msg: `the URL is not allowed: ${err.reason}`, type: 'value_error.url.forbidden' }]);
-      }
+      if (err instanceof TargetForbiddenError) throw new InvalidValueError('url', `the URL is not allowed: ${err.reason}`, 'value_error.url.forbidden');
       // Any other failure (the name does not resolve yet) is the engine's to meet, retry and report.
     }
     return egress;
-  }
-
-  private async fetch(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
-    try {
-      return await this.fetchPastWalls(req, egress);
-    } catch (err) {
-      const apiError = translateEngineError(err, req.paramSource);
-      if (apiError.status === 500) this.deps.logger.error({ err }, 'engine failure');
-      throw apiError;
-    }
   }
 
   /**
@@ -165,7 +142,7 @@ export class ScrapeService {
         fetched('error');
         throw err;
       });
-      const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, WALL_EVIDENCE_BYTES) });
+      const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, BODY_SCAN_LIMIT) });
       fetched(verdict ? 'wall' : 'ok');
       if (!verdict) return page;
       this.deps.metrics.wall(verdict.vendor);
@@ -197,6 +174,17 @@ export class ScrapeService {
   }
 }
 
+/** The HTTP status a failure is answered with, for the ledger (the edge decides it the same way). */
+function statusOf(err: unknown): number {
+  return toApiError(err, inQuery, 0)?.status ?? 500;
+}
+
+/** Why a request failed, in the ledger's words: what the service says of it, never a bug's insides (which may hold anything). */
+function failureOf(err: unknown): string {
+  const known = err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError;
+  return (known ? err.message : 'a failure inside the service').slice(0, 200);
+}
+
 function secondsSince(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
@@ -219,9 +207,3 @@ function untilStopped<T>(work: Promise<T>, stopping: AbortSignal): Promise<T> {
   });
 }
 
-/** The wall detector reads no further than this into a body. */
-const WALL_EVIDENCE_BYTES = 256 * 1024;
-
-function insufficient(key: ApiKeyRecord, cost: number): ForbiddenError {
-  return new ForbiddenError(`Not enough credits: this request costs ${cost} and ${key.creditsRemaining} remain until ${new Date(key.periodEnd).toISOString()}.`);
-}

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { deferredWritesOf, type DeferredWritesOptions } from './deferred-writes.js';
 import { migrationSource } from './migrations/index.js';
 
 export type Dialect = 'sqlite' | 'mysql';
@@ -10,6 +9,8 @@ export interface Database {
   knex: Knex;
   dialect: Dialect;
   close(): Promise<void>;
+  /** The default time limit of a statement (MySQL); raised while migrations run. */
+  limits: { statementMs: number };
 }
 
 interface SqliteConnection {
@@ -45,6 +46,29 @@ function cachePreparedStatements(conn: SqliteConnection): void {
  * its own deadline instead of hanging on the pool (knex's default is 60 s).
  */
 const ACQUIRE_CONNECTION_TIMEOUT_MS = 5_000;
+/**
+ * How long one MySQL statement may take unless its caller says otherwise (the hot path's are
+ * bounded by their request). Past it mysql2 ends the connection, so a statement sent to a frozen
+ * server fails cleanly instead of holding its request and a pooled connection for ever.
+ * Migrations may take longer (migrate() lifts it while they run).
+ */
+const STATEMENT_TIMEOUT_MS = 10_000;
+const MIGRATION_TIMEOUT_MS = 10 * 60_000;
+
+interface MysqlConnection {
+  query(options: unknown, ...rest: unknown[]): unknown;
+}
+
+/** Every query of the connection gets `limits.statementMs` as its timeout, unless it has its own. */
+function limitStatements(conn: MysqlConnection, limits: { statementMs: number }): void {
+  const query = conn.query.bind(conn);
+  conn.query = (options: unknown, ...rest: unknown[]) => {
+    const withLimit = typeof options === 'string' ? { sql: options } : { ...(options as object) };
+    if ((withLimit as { timeout?: number }).timeout === undefined) (withLimit as { timeout?: number }).timeout = limits.statementMs;
+    return query(withLimit, ...rest);
+  };
+}
+
 /** How long opening one MySQL connection may take (a server that accepts but never greets). */
 const CONNECT_TIMEOUT_MS = 3_000;
 
@@ -71,25 +95,16 @@ function quietKnexLog(intervalMs = 5_000): { warn(message: unknown): void } {
   };
 }
 
-/** Closes the pool once the writes deferred by an outage have had a last try. */
 function closer(knex: Knex): () => Promise<void> {
-  return async () => {
-    await deferredWritesOf(knex).close();
-    await knex.destroy();
-  };
+  return () => knex.destroy();
 }
 
 /**
  * One pool for the process's life: the hot path never opens a connection of its own.
  * `sqlite:<path>` (or `sqlite::memory:`) selects better-sqlite3, `mysql://…` selects mysql2.
  */
-export function openDatabase(url: string, reporting: Partial<Pick<DeferredWritesOptions, 'onLost' | 'onUncertain'>> = {}): Database {
-  const database = open(url);
-  deferredWritesOf(database.knex, reporting);
-  return database;
-}
-
-function open(url: string): Database {
+export function openDatabase(url: string): Database {
+  const limits = { statementMs: STATEMENT_TIMEOUT_MS };
   if (url.startsWith('sqlite:')) {
     const filename = url.slice('sqlite:'.length).replace(/^\/\//, '');
     if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
@@ -112,7 +127,7 @@ function open(url: string): Database {
         },
       },
     });
-    return { knex, dialect: 'sqlite', close: closer(knex) };
+    return { knex, dialect: 'sqlite', close: closer(knex), limits };
   }
   if (url.startsWith('mysql://')) {
     // A restarted or failed-over server: knex validates a pooled connection before handing it out
@@ -128,14 +143,29 @@ function open(url: string): Database {
         enableKeepAlive: true,
       } as Knex.MySql2ConnectionConfig,
       acquireConnectionTimeout: ACQUIRE_CONNECTION_TIMEOUT_MS,
-      pool: { min: 1, max: 16, createTimeoutMillis: CONNECT_TIMEOUT_MS, idleTimeoutMillis: 30_000 },
+      pool: {
+        min: 1,
+        max: 16,
+        createTimeoutMillis: CONNECT_TIMEOUT_MS,
+        idleTimeoutMillis: 30_000,
+        afterCreate: (conn: MysqlConnection, done: (err: Error | null, conn: unknown) => void) => {
+          limitStatements(conn, limits);
+          done(null, conn);
+        },
+      },
       log: quietKnexLog(),
     });
-    return { knex, dialect: 'mysql', close: closer(knex) };
+    return { knex, dialect: 'mysql', close: closer(knex), limits };
   }
   throw new Error(`Unsupported DATABASE_URL ${url.replace(/\/\/[^@]*@/, '//***@')}: use sqlite:<path> or mysql://`);
 }
 
 export async function migrate(db: Database): Promise<void> {
-  await db.knex.migrate.latest({ migrationSource });
+  const usual = db.limits.statementMs;
+  db.limits.statementMs = MIGRATION_TIMEOUT_MS;
+  try {
+    await db.knex.migrate.latest({ migrationSource });
+  } finally {
+    db.limits.statementMs = usual;
+  }
 }

@@ -4,6 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { hashApiKey } from '../../src/billing/billing.js';
+import { SqlBillingStore } from '../../src/store/billing/sql-billing-store.js';
 import { TestStore } from '../helpers/keys.js';
 
 const run = promisify(execFile);
@@ -19,7 +22,7 @@ describe('scrapegate CLI', () => {
     expect(key).to.match(/^sg_\S{32}$/);
     const store = await TestStore.open(databaseUrl);
     try {
-      const record = await store.keys.findActive(key);
+      const record = await store.keys.find(key);
       expect(record).to.include({ planName: 'startup', creditsTotal: 1234, creditsRemaining: 1234, label: 'ci', maxConcurrency: null });
     } finally {
       await store.close();
@@ -39,5 +42,34 @@ describe('scrapegate CLI', () => {
     const failed = await cli('keys', 'create', '--plan', 'platinum').catch((e: { code: number; stderr: string }) => e);
     expect(failed).to.include({ code: 2 });
     expect((failed as { stderr: string }).stderr).to.contain('--plan must be one of');
+  });
+
+  it('billing verify: exit 0 when every period matches its ledger, 1 naming the key and the difference when not', async function () {
+    this.timeout(30_000);
+    const store = await TestStore.open(databaseUrl);
+    try {
+      const key = await store.key({ credits: 100 });
+      const billing = new SqlBillingStore(store.db);
+      const facts = { instanceId: 'cli-test', operation: 'v2GeneralGet', engine: 'plain', proxyType: 'datacenter', proxyCountry: null, targetHost: 'example.com', settleLimitMs: 60_000 };
+      const debit = { cost: 5, browser: false, at: Date.now() };
+      const off = { allowance: 0, windowMs: 3_600_000 };
+      const [charged, refunded] = [randomUUID(), randomUUID()];
+      expect(await billing.reserveByHash(hashApiKey(key), debit, off, { ...facts, requestId: charged })).to.equal(true);
+      expect(await billing.reserveByHash(hashApiKey(key), debit, off, { ...facts, requestId: refunded })).to.equal(true);
+      const ended = { endedAt: Date.now(), status: 200, pageStatus: 200, durationMs: 3, failure: null, proxyCountry: null };
+      expect(await billing.charge(charged, ended, 60_000, 5_000)).to.equal(true);
+      expect(await billing.refund(refunded, { ...ended, status: 404 }, false, 'request')).to.equal(true);
+      const balanced = await cli('billing', 'verify');
+      expect(balanced.stdout).to.contain('The books balance');
+
+      // Credits taken outside the ledger (a hand-edited balance): the books no longer balance.
+      const record = (await store.keys.find(key))!;
+      await store.db.knex('api_keys').where({ id: record.id }).decrement('credits_remaining', 7);
+      const failed = await cli('billing', 'verify').catch((e: { code: number; stdout: string }) => e);
+      expect(failed).to.include({ code: 1 });
+      expect((failed as { stdout: string }).stdout).to.contain(record.prefix).and.to.contain(`key #${record.id}`).and.to.contain('12 credits consumed, 5 in the ledger (+7)');
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -3,10 +3,12 @@ import express from 'express';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { ConflictError, LockedError } from '../../src/errors/api-error.js';
+import { ConflictError, LockedError, TooManyRequestsError, UnprocessableEntityError } from '../../src/errors/api-error.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError } from '../../src/errors/billing-refusals.js';
 import { errorMiddleware } from '../../src/errors/error-middleware.js';
-import { AntiBotDetectedError, TargetUnreachableError } from '../../src/errors/engine-errors.js';
-import { translateEngineError } from '../../src/errors/translate-engine-error.js';
+import { AntiBotDetectedError, EngineUnavailableError, InvalidSelectorError, TargetUnreachableError } from '../../src/errors/engine-errors.js';
+import { InvalidValueError } from '../../src/errors/invalid-value-error.js';
+import { inQuery, toApiError, type ParamLocator } from '../../src/errors/to-api-error.js';
 
 describe('errorMiddleware', () => {
   async function answer(thrown: unknown): Promise<{ status: number; body: unknown; logged: string }> {
@@ -39,10 +41,31 @@ describe('errorMiddleware', () => {
   });
 });
 
-describe('translateEngineError', () => {
+describe('toApiError, the one translation', () => {
+  const translate = (err: unknown, locate: ParamLocator = inQuery) => toApiError(err, locate, 1024);
+  const v1Post: ParamLocator = (param) => [['url', 'browser', 'x-api-key'].includes(param) ? 'body' : 'query', param];
+
   it('never makes a target-side failure a 5xx', () => {
-    expect(translateEngineError(new TargetUnreachableError('refused')).status).to.equal(404);
-    expect(translateEngineError(new AntiBotDetectedError('Cloudflare', 'challenge'))).to.be.instanceOf(LockedError);
-    expect(translateEngineError(new Error('bug')).status).to.equal(500);
+    expect(translate(new TargetUnreachableError('refused'))?.status).to.equal(404);
+    expect(translate(new AntiBotDetectedError('Cloudflare', 'challenge'))).to.be.instanceOf(LockedError);
+    expect(translate(new Error('bug'))).to.equal(undefined);
+  });
+
+  it('places an invalid value where the operation declares it: the query, a JSON body, a header', () => {
+    const loc = (err: unknown, locate?: ParamLocator) => (translate(err, locate) as UnprocessableEntityError).issues.map((i) => i.loc);
+    expect(loc(new EngineUnavailableError('off'))).to.deep.equal([['query', 'browser']]);
+    expect(loc(new EngineUnavailableError('off'), v1Post)).to.deep.equal([['body', 'browser']]);
+    expect(loc(new InvalidSelectorError('bad'), v1Post)).to.deep.equal([['query', 'wait_for_selector']]);
+    expect(loc(new InvalidValueError('url', 'refused', 'value_error.url.forbidden'), v1Post)).to.deep.equal([['body', 'url']]);
+    expect(loc(new InvalidValueError('svc-X', 'bad', 'value_error.header', 'header'), v1Post)).to.deep.equal([['header', 'svc-X']]);
+  });
+
+  it('answers the billing refusals 403, 409 and 429 (with the seconds to wait)', () => {
+    expect(translate(new InvalidKeyError())?.status).to.equal(403);
+    expect(translate(new InsufficientCreditsError(10, 1, 0))?.status).to.equal(403);
+    expect(translate(new ConcurrencyLimitError(1))).to.be.instanceOf(ConflictError);
+    const limited = translate(new BrowserBudgetExceededError(100, 120, 42));
+    expect(limited).to.be.instanceOf(TooManyRequestsError);
+    expect((limited as TooManyRequestsError).retryAfterSeconds).to.equal(42);
   });
 });

@@ -63,6 +63,21 @@ export function addBrowserPages(t: TargetServer): { upgrades: IncomingMessage[] 
        addEventListener('pagehide', () => { localStorage.setItem('leak', 'pagehide'); document.cookie = 'leak=pagehide; path=/'; });
      </script><p>leaving</p>`,
   )));
+  // Writes as fast as it can until it is stopped: writes still on their way when the page stops
+  // must not land after the wipe. The second variant is left by navigating away (leave handlers).
+  const flood = (leave: string) => send(html(
+    `<script>${leave}
+       let i = 0; const channel = new MessageChannel();
+       channel.port1.onmessage = () => {
+         i++; localStorage.setItem('leak', 'flood' + i); sessionStorage.setItem('leak', 'flood' + i);
+         for (let c = 0; c < 10; c++) document.cookie = 'leak=flood' + i + '; path=/';
+         channel.port2.postMessage(0);
+       };
+       channel.port2.postMessage(0);
+     </script><p>flooding</p>`,
+  ));
+  t.route('/isolation-flood', flood(''));
+  t.route('/isolation-flood-leave', flood(`addEventListener('pagehide', () => { document.cookie = 'leak=pagehide; path=/'; });`));
   t.route('/cacheable.png', (_req, res) => void res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'public, max-age=3600' }).end(Buffer.from('89504e470d0a1a0a', 'hex')));
   t.route('/isolation-read', send(html(
     `<img src="/cacheable.png"><script>

@@ -23,16 +23,16 @@ export function livingProcesses(): ProcessRow[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), stat: m[4], args: m[5] }));
 }
 
-/** PIDs of running headless Chromium processes on this machine. */
-export function chromiumPids(): number[] {
-  return livingProcesses()
-    .filter((p) => /chromium/.test(p.args) && p.args.includes('--headless'))
-    .map((p) => p.pid);
+/** The process groups of a server's browser sessions: each child of the server leads one. */
+export function sessionGroupsOf(serverPid: number, table: ProcessRow[] = livingProcesses()): number[] {
+  return table.filter((p) => p.ppid === serverPid && p.pgid === p.pid).map((p) => p.pgid);
 }
 
-/** The process groups of a server's browser sessions: each chromedriver it started leads one. */
-export function sessionGroupsOf(serverPid: number, table: ProcessRow[] = livingProcesses()): number[] {
-  return table.filter((p) => p.ppid === serverPid && /chromedriver/.test(p.args)).map((p) => p.pgid);
+/** PIDs of the headless Chromium processes (browser, renderers, helpers) in any of the groups. */
+export function browsersIn(groups: Iterable<number>, table: ProcessRow[] = livingProcesses()): number[] {
+  return membersOf(groups, table)
+    .filter((p) => /chromium/.test(p.args) && p.args.includes('--headless'))
+    .map((p) => p.pid);
 }
 
 /** The living processes in any of the groups. */

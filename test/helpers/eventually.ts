@@ -8,3 +8,11 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = 1
     await sleep(100);
   }
 }
+
+/**
+ * Waits until `check` holds or `ms` pass, and never fails itself: the assertion that follows
+ * says what is wrong, with the values it found.
+ */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  await eventually(check, ms).catch(() => undefined);
+}

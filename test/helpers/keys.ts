@@ -23,13 +23,13 @@ export class TestStore {
   }
 
   async remaining(key: string): Promise<number> {
-    const record = await this.keys.findActive(key);
+    const record = await this.keys.find(key);
     if (!record) throw new Error('no such key');
     return record.creditsRemaining;
   }
 
   async leasesOf(key: string): Promise<number> {
-    const record = await this.keys.findActive(key);
+    const record = await this.keys.find(key);
     const row = await this.db.knex('concurrency_leases').where({ api_key_id: record?.id ?? -1 }).count({ n: '*' }).first();
     return Number(row?.n ?? 0);
   }
@@ -37,4 +37,18 @@ export class TestStore {
   close(): Promise<void> {
     return this.db.close();
   }
+
+  /** The ledger's row of one request, by the id its answer carried in `Svc-request-id`. */
+  async ledgerRow(requestId: string): Promise<LedgerRowView | undefined> {
+    const row = await this.db.knex('request_ledger').where({ request_id: requestId }).first<Record<string, unknown> | undefined>();
+    if (!row) return undefined;
+    return { outcome: String(row.outcome), cost: Number(row.cost), statusSent: row.status_sent === null ? null : Number(row.status_sent), targetHost: String(row.target_host) };
+  }
+}
+
+export interface LedgerRowView {
+  outcome: string;
+  cost: number;
+  statusSent: number | null;
+  targetHost: string;
 }

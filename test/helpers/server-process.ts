@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { recordStartedGroup } from './started-processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,7 +19,11 @@ export class ServerProcess {
   private child: ChildProcess | undefined;
   port = 0;
 
-  constructor(private readonly env: Record<string, string>) {}
+  /** `preload`: modules imported before the server's own (test faults). */
+  constructor(
+    private readonly env: Record<string, string>,
+    private readonly preload: string[] = [],
+  ) {}
 
   get pid(): number {
     return this.child?.pid ?? 0;
@@ -30,7 +35,7 @@ export class ServerProcess {
 
   /** Resolves once the server is ready (/readyz 200, as a load balancer waits), or only listening. */
   async start(until: 'ready' | 'listening' = 'ready'): Promise<this> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...this.preload.flatMap((p) => ['--import', p]), 'src/index.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,6 +53,7 @@ export class ServerProcess {
           try {
             const parsed = JSON.parse(line) as LogLine;
             this.logs.push(parsed);
+            if (parsed.msg === 'browser session started') recordStartedGroup(Number(parsed.processGroup));
             if (parsed.msg === 'listening') {
               this.port = Number(parsed.port);
               resolve();
@@ -87,6 +93,13 @@ export class ServerProcess {
       if (Date.now() - started > timeoutMs) throw new Error(`no "${msg}" log line within ${timeoutMs} ms`);
       await sleep(50);
     }
+  }
+
+  /** Resolves with the exit code when the process exits on its own. */
+  exitCode(): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    return once(child, 'exit').then(([code]) => code as number | null);
   }
 
   /** Sends `signal`; resolves with the exit code once the process has exited. */

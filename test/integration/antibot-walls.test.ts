@@ -4,7 +4,7 @@ import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
 
-const rules = JSON.parse((await import('node:fs')).readFileSync(new URL('../../src/egress/antibot/antibot-rules.json', import.meta.url), 'utf8')) as Array<{ id: string; vendor: string; wall: string }>;
+const rules = JSON.parse((await import('node:fs')).readFileSync(new URL('../../src/scrape/antibot/antibot-rules.json', import.meta.url), 'utf8')) as Array<{ id: string; vendor: string; wall: string }>;
 
 /** Every vendor wall of the rules file, served by a local target, through both engines. */
 describe('anti-bot walls (sqlite)', function () {

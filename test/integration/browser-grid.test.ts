@@ -33,6 +33,16 @@ describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () 
     expect(await (await fetch(`${server.base}/readyz`)).json()).to.deep.equal({ status: 'ready', checks: { database: 'ok', browsers: 'ok' } });
   });
 
+  it('with private targets allowed, the Grid is still never a target: a page cannot drive its browsers', async () => {
+    const key = await store.key();
+    for (const browser of ['false', 'true']) {
+      const res = await fetch(`${server.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', `${grid.url}/status`], ['browser', browser]])}`);
+      const body = (await res.json()) as { detail: Array<{ loc: unknown[]; msg: string }> };
+      expect(res.status, browser).to.equal(422);
+      expect(body.detail[0]).to.deep.include({ loc: ['query', 'url'], msg: `the URL is not allowed: port ${grid.port} of 127.0.0.1 is scrapegate's own` });
+    }
+  });
+
   it('renders through the Grid with the CDP features (status, headers, XHRs, blocking)', async () => {
     expect(await server.logLine('browser pool ready')).to.include({ grid: true, sessions: 1 });
     const key = await store.key();
@@ -41,7 +51,7 @@ describe('browser engine on a Selenium Grid (SELENIUM_REMOTE_URL)', function () 
       ['x-api-key', key], ['url', target.url('/js-page')], ['wait_for_selector', 'body[data-api]'], ['block_resource', 'image'],
     ])}`);
     const body = (await res.json()) as { html: string; status_code: number; headers: Array<{ name: string; value: string }>; xhrs: Array<{ url: string }> };
-    expect(res.status).to.equal(200);
+    expect(res.status, JSON.stringify(body)).to.equal(200);
     expect(body.status_code).to.equal(200);
     expect(body.html).to.contain('rendered late');
     expect(body.headers).to.deep.include({ name: 'x-target', value: 'browser' });

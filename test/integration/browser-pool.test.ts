@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addBrowserPages } from '../helpers/browser-pages.js';
-import { chromiumPids, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
+import { browsersIn, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
 import { testDatabases } from '../helpers/databases.js';
 import type { LogLine } from '../helpers/server-process.js';
 import { useSuite, type Suite } from '../helpers/suite.js';
@@ -14,9 +14,9 @@ const retirements = (s: Suite, reason: RegExp): LogLine[] =>
 describe('browser pool: isolation between requests', function () {
   this.timeout(60_000);
   const s = useSuite(database, { BROWSER_POOL_SIZE: '1' });
+  before(() => addBrowserPages(s.target));
 
   it('shows the next request nothing of the last: cookies, local and session storage, cache', async () => {
-    addBrowserPages(s.target);
     const key = await s.store.key();
     const render = (path: string) => s.call('/v2/general', [['x-api-key', key], ['url', s.target.url(path)]]);
     expect((await render('/isolation-write')).status).to.equal(200);
@@ -35,6 +35,23 @@ describe('browser pool: isolation between requests', function () {
     const seen = /<p id="seen">(.*?)<\/p>/.exec(await (await render('/isolation-read')).text())?.[1];
     expect(JSON.parse(seen ?? '{}')).to.deep.equal({ local: null, session: null, cookie: '' });
   });
+
+  for (const [path, how] of [['/isolation-flood', 'frozen'], ['/isolation-flood-leave', 'navigated away from']]) {
+    it(`lets nothing a page ${how} was still writing as it stopped land after the wipe`, async function () {
+      // On a busy machine the flood's writes can take longer to land than a reset may: the
+      // session is then retired instead (killed and replaced), which takes its time.
+      this.timeout(150_000);
+      const key = await s.store.key();
+      const render = (p: string) => s.call('/v2/general', [['x-api-key', key], ['url', s.target.url(p)]]);
+      const leaks: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        expect((await render(path)).status).to.equal(200);
+        const seen = /<p id="seen">(.*?)<\/p>/.exec(await (await render('/isolation-read')).text())?.[1] ?? '{}';
+        if (seen !== JSON.stringify({ local: null, session: null, cookie: '' })) leaks.push(seen);
+      }
+      expect(leaks).to.deep.equal([]);
+    });
+  }
 });
 
 describe('browser pool: retiring sessions', function () {
@@ -102,7 +119,8 @@ describe('browser pool: failures', function () {
     const doomed = render(key, '/never-finishes', [['timeout', '20']]);
     await eventually(() => s.target.requestsTo('/never-finishes').length > 0);
     await sleep(300);
-    for (const pid of chromiumPids()) {
+    // Only this server's browsers: never anything else on the machine.
+    for (const pid of browsersIn(sessionGroupsOf(s.server.pid))) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {

@@ -18,6 +18,25 @@ for (const database of testDatabases()) {
       expect(await s.store.remaining(key)).to.equal(900);
     });
 
+    it('names the ledger row of every billed answer in Svc-request-id: charged for a 200, refunded for a 404', async () => {
+      const key = await s.store.key({ credits: 100 });
+      const ok = await plain(key, '/page?secret=1');
+      const failed = await plain(key, '/loop');
+      expect([ok.status, failed.status]).to.deep.equal([200, 404]);
+      await expectMatchesSpec('v2GeneralGet', ok, await ok.text());
+      await expectMatchesSpec('v2GeneralGet', failed, await failed.json());
+      const okId = ok.headers.get('svc-request-id');
+      const failedId = failed.headers.get('svc-request-id');
+      expect(okId).to.be.a('string').and.not.equal(failedId);
+      expect(await s.store.ledgerRow(okId!)).to.deep.equal({ outcome: 'charged', cost: 1, statusSent: 200, targetHost: '127.0.0.1' });
+      expect(await s.store.ledgerRow(failedId!)).to.deep.equal({ outcome: 'refunded', cost: 1, statusSent: 404, targetHost: '127.0.0.1' });
+      // A request refused before billing (no such key) has no row and no id.
+      const refused = await plain('no-such-key', '/page');
+      expect(refused.status).to.equal(403);
+      expect(refused.headers.get('svc-request-id')).to.equal(null);
+      expect(await s.store.remaining(key)).to.equal(99);
+    });
+
     it('never overdraws: 100 parallel requests on 40 credits give exactly 40 answers and a zero balance', async () => {
       const key = await s.store.key({ credits: 40 });
       const answers = await Promise.all(Array.from({ length: 100 }, () => plain(key, '/page')));
@@ -54,7 +73,7 @@ for (const database of testDatabases()) {
       const key = await s.store.key({ planName: 'free', credits: 10_000, maxConcurrency: 1 });
       const env = { DATABASE_URL: s.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LEASE_GRACE_SECONDS: '1', BROWSER_POOL_SIZE: '0' };
       const doomed = await new ServerProcess(env).start();
-      const hangingCall = fetch(`${doomed.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/hang')], ['browser', 'false'], ['timeout', '5']])}`).catch(() => undefined);
+      const hangingCall = fetch(`${doomed.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/hang')], ['browser', 'false'], ['timeout', '10']])}`).catch(() => undefined);
       const leaseTakenAt = Date.now();
       while (s.target.requestsTo('/hang').length === 0) await sleep(50);
       await doomed.kill();
@@ -66,13 +85,13 @@ for (const database of testDatabases()) {
         const call = () => fetch(`${survivor.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']])}`);
         expect((await call()).status).to.equal(409);
         let status = 409;
-        while (status === 409 && Date.now() - leaseTakenAt < 15_000) {
+        while (status === 409 && Date.now() - leaseTakenAt < 20_000) {
           await sleep(250);
           status = (await call()).status;
         }
         expect(status).to.equal(200);
-        // The lease lived for the request's 5 s deadline plus the 1 s grace, and not much longer.
-        expect(Date.now() - leaseTakenAt).to.be.within(5_500, 9_000);
+        // The lease lived for the request's 10 s deadline plus the 1 s grace, and not much longer.
+        expect(Date.now() - leaseTakenAt).to.be.within(10_500, 14_000);
         expect(await s.store.leasesOf(key)).to.equal(0);
       } finally {
         await survivor.stop();

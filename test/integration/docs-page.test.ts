@@ -1,12 +1,11 @@
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Builder, logging, type WebDriver } from 'selenium-webdriver';
-import chrome from 'selenium-webdriver/chrome.js';
-import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
-import { locateChromedriver } from '../../src/fetchers/browser/driver-locator.js';
+import { logging, type WebDriver } from 'selenium-webdriver';
 import { testDatabases } from '../helpers/databases.js';
 import { useSuite } from '../helpers/suite.js';
+import { pngStats } from '../helpers/png-stats.js';
+import { testBrowser } from '../helpers/test-browser.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -46,30 +45,6 @@ function isLocal(url: string, base: string): boolean {
   return url.startsWith(`${base}/`) || url.startsWith('blob:') || url.startsWith('data:');
 }
 
-function chromium(): Promise<WebDriver> {
-  process.env.SE_OFFLINE ??= 'true';
-  process.env.SE_AVOID_STATS ??= 'true';
-  // The service's own Chromium flags, with loopback reached directly (no egress gateway here).
-  const options = chromiumOptions('/usr/bin/chromium');
-  options.addArguments(
-    '--window-size=1400,1000',
-    // Whatever the page asks from off the machine fails here instead of leaving it: Chrome
-    // bypasses a proxy for loopback, and every other request goes to a closed loopback port;
-    // no name but loopback resolves. The attempt still shows in the performance log.
-    '--proxy-server=http://127.0.0.1:9',
-    '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-  );
-  // The performance log lists every request the page made (Network.requestWillBeSent).
-  const prefs = new logging.Preferences();
-  prefs.setLevel(logging.Type.PERFORMANCE, logging.Level.ALL);
-  options.setLoggingPrefs(prefs);
-  return new Builder()
-    .forBrowser('chrome')
-    .setChromeOptions(options)
-    .setChromeService(new chrome.ServiceBuilder(locateChromedriver(undefined)))
-    .build();
-}
-
 describe('the Redoc page at /docs, in Chromium', function () {
   this.timeout(60_000);
   const database = testDatabases()[0];
@@ -95,7 +70,7 @@ describe('the Redoc page at /docs, in Chromium', function () {
   before(async () => {
     document = (await (await fetch(`${s.server.base}/openapi.json`)).json()) as OpenApiDocument;
     operations = operationsOf(document);
-    driver = await chromium();
+    driver = await testBrowser();
   });
 
   // Drained after every test: chromedriver buffers the log only until it is read.
@@ -152,9 +127,18 @@ describe('the Redoc page at /docs, in Chromium', function () {
       await driver!.sleep(500);
     }
     const png = Buffer.from(await driver!.takeScreenshot(), 'base64');
-    expect(png.subarray(1, 4).toString('latin1')).to.equal('PNG');
     mkdirSync(ARTIFACTS, { recursive: true });
     writeFileSync(`${ARTIFACTS}docs-page.png`, png);
+    // A page that failed to render (blank, or an error on white) would not look like this: the
+    // full height of the overview and a tag's operations, in Redoc's many colours, not all background.
+    const stats = pngStats(png);
+    expect(stats.height, 'screenshot height (px)').to.be.above(3_000);
+    expect(stats.colours, 'distinct colours').to.be.above(50);
+    expect(stats.inked, 'share of the page that is not background').to.be.above(0.05);
+    // And what the screenshot shows is the document: the overview and the first tag's sections.
+    for (const op of operations.filter((o) => o.tag === operations[0]?.tag)) {
+      expect(await driver!.executeScript<boolean>(`return !!document.querySelector('[data-section-id="${sectionIdOf(op)}"]')`), op.operationId).to.equal(true);
+    }
   });
 
   it('loads nothing from off the machine (every page the tests above opened, and a fresh load)', async () => {

@@ -1,14 +1,13 @@
 import { expect } from 'chai';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DATABASE_UNAVAILABLE_DETAIL, isDatabaseUnavailable } from '../../src/errors/database-errors.js';
-import { DeferredWrites } from '../../src/store/deferred-writes.js';
+import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/errors/database-errors.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { TestStore } from '../helpers/keys.js';
 import { PrivateMariaDb } from '../helpers/private-mariadb.js';
 import { ServerProcess } from '../helpers/server-process.js';
 import { TargetServer } from '../helpers/target-server.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, waitUntil } from '../helpers/eventually.js';
 
 const RESET_DETAIL = 'The target could not be reached: connection reset by the target';
 /** A request that ran out of time: a clean answer too (on a loaded machine a 100 ms page can take seconds). */
@@ -41,54 +40,6 @@ function exchange(url: string, method = 'GET', body?: string): Promise<Exchange>
     req.end(body);
   });
 }
-
-describe('faults: database errors are recognised', () => {
-  it('tells a database that cannot be reached from a statement that failed', () => {
-    const fatal = (code: string) => Object.assign(new Error(code), { code, fatal: true });
-    expect(isDatabaseUnavailable(fatal('ECONNREFUSED'))).to.equal(true);
-    expect(isDatabaseUnavailable(fatal('PROTOCOL_CONNECTION_LOST'))).to.equal(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error("Can't add new command when connection is in closed state"), { fatal: true }))).to.equal(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('shutdown'), { code: 'ER_SERVER_SHUTDOWN', errno: 1053 }))).to.equal(true);
-    expect(isDatabaseUnavailable(Object.assign(new Error('locked'), { code: 'SQLITE_BUSY' }))).to.equal(true);
-    const timeout = Object.assign(new Error('Knex: Timeout acquiring a connection.'), { name: 'KnexTimeoutError' });
-    expect(isDatabaseUnavailable(timeout)).to.equal(true);
-    expect(isDatabaseUnavailable(new Error('wrapped', { cause: fatal('ETIMEDOUT') }))).to.equal(true);
-    // A statement's own failure is a bug, and a socket error of anything but the driver is not the database's.
-    expect(isDatabaseUnavailable(Object.assign(new Error('dup'), { code: 'ER_DUP_ENTRY', errno: 1062 }))).to.equal(false);
-    expect(isDatabaseUnavailable(Object.assign(new Error('syntax'), { code: 'ER_PARSE_ERROR' }))).to.equal(false);
-    expect(isDatabaseUnavailable(Object.assign(new Error('reset'), { code: 'ECONNRESET' }))).to.equal(false);
-    expect(isDatabaseUnavailable(new Error('bug'))).to.equal(false);
-  });
-
-  it('defers a write that meets an unavailable database and retries it until it goes through', async () => {
-    const lost: string[] = [];
-    const writes = new DeferredWrites({ firstDelayMs: 20, maxDelayMs: 40, onLost: (what) => lost.push(what) });
-    let up = false;
-    let applied = 0;
-    const write = async () => {
-      if (!up) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', fatal: true });
-      applied++;
-    };
-    await writes.run('first', write);
-    await writes.run('second', write);
-    expect(writes.size).to.equal(2);
-    await sleep(100);
-    expect(applied).to.equal(0);
-    up = true;
-    await eventually(() => writes.size === 0, 2_000, 'deferred writes applied');
-    expect(applied).to.equal(2);
-    // Any other error is the caller's, never deferred.
-    let thrown: unknown;
-    await writes.run('bad', () => Promise.reject(new Error('syntax'))).catch((err: unknown) => (thrown = err));
-    expect(thrown).to.be.instanceOf(Error);
-    expect(writes.size).to.equal(0);
-    // At close, what is still pending is reported lost.
-    up = false;
-    await writes.run('third', write);
-    await writes.close(100);
-    expect(lost).to.deep.equal(['third']);
-  });
-});
 
 interface Answer {
   key: 'uncapped' | 'capped';
@@ -274,7 +225,7 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
     for (const key of ['uncapped', 'capped'] as const) {
       const charged = answers.filter((a) => a.key === key && a.status === 200).reduce((sum, a) => sum + a.cost, 0);
       let spent = -1;
-      await eventually(async () => (spent = initial - (await store.remaining(keys[key]))) === charged, 10_000, `${key}: credits`).catch(() => undefined);
+      await waitUntil(async () => (spent = initial - (await store.remaining(keys[key]))) === charged, 10_000);
       difference += spent - charged;
       if (spent !== charged) gaps.push(`${key}: ${spent} credits spent, ${charged} charged by 200s`);
     }
@@ -285,7 +236,7 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
     }
     expect(difference, gaps.join('; ')).to.be.within(-uncertainRefunds, uncertainDebits);
     let leases = -1;
-    await eventually(async () => (leases = await store.leasesOf(keys.capped)) === 0, 10_000, 'slots released').catch(() => undefined);
+    await waitUntil(async () => (leases = await store.leasesOf(keys.capped)) === 0, 10_000);
     expect(leases, 'concurrency slots left held').to.equal(0);
 
     // And the service answers normally.

@@ -3,13 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumPids, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
+import { browsersIn, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
 import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite, type Suite } from '../helpers/suite.js';
 import type { TargetServer } from '../helpers/target-server.js';
 import { TestProxy } from '../helpers/test-proxy.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, waitUntil } from '../helpers/eventually.js';
 
 /** The database does not matter here: MySQL when the run has one, else SQLite (one run, not two). */
 const database = testDatabases().at(-1)!;
@@ -74,8 +74,7 @@ function watchSessions(s: Suite): { seen(): void; expectNoneLeft(): Promise<void
       await eventually(
         () => {
           const now = sessionGroupsOf(s.server.pid);
-          const browsers = new Set(chromiumPids());
-          return now.length === size && now.every((g) => livingIn([g]).some((p) => browsers.has(p)));
+          return now.length === size && now.every((g) => browsersIn([g]).length > 0);
         },
         30_000,
         `the browser pool back to ${size} sessions`,
@@ -84,7 +83,7 @@ function watchSessions(s: Suite): { seen(): void; expectNoneLeft(): Promise<void
     },
     async expectNoneLeft() {
       await s.server.stop();
-      await eventually(() => livingIn([...groups]).length === 0, 10_000, 'session processes gone').catch(() => undefined);
+      await waitUntil(() => livingIn([...groups]).length === 0, 10_000);
       expect(livingIn([...groups]), 'processes of the server sessions left after it stopped').to.deep.equal([]);
     },
   };
@@ -159,7 +158,7 @@ describe('faults: an upstream proxy dies or hangs while requests go through it',
     await r.expectClean(answers, before, () => 15);
     expect(answers.filter((a) => a.status === 200).length, 'the requests through the other proxy').to.be.at.least(6 - throughKilled);
     // No connection to the target is left open.
-    await eventually(() => body.open === 0, 10_000, 'target connections closed').catch(() => undefined);
+    await waitUntil(() => body.open === 0, 10_000);
     expect(body.open, 'answers still being sent to nobody').to.equal(0);
 
     // The dead proxy is skipped: DE answers normally, in both engines.
@@ -194,7 +193,7 @@ describe('faults: an upstream proxy dies or hangs while requests go through it',
     expect(answers.filter((a) => a.status === 404).length, 'requests stuck in the hung proxy').to.be.at.least(1);
     for (const a of answers.filter((x) => x.status === 404)) expect(String(a.detail)).to.match(/^The (request timed out|target could not be reached): /);
     // scrapegate let go of every tunnel through the hung proxy (nothing waits on it for ever).
-    await eventually(() => hanging.openTunnels === 0, 10_000, 'tunnels through the hung proxy closed').catch(() => undefined);
+    await waitUntil(() => hanging.openTunnels === 0, 10_000);
     expect(hanging.openTunnels, 'tunnels through the hung proxy still open').to.equal(0);
 
     // NL answers again: a CONNECT the hung proxy never answers costs part of the deadline, then
@@ -291,7 +290,7 @@ describe('faults: targets that hang, reset or drip while other requests are in f
     // the report): those may be 200s, charged as such.
     for (const a of faultyAnswers.filter((x) => !x.label.includes('drip') && x.label !== 'browser reset mid-body')) expect(a.status, JSON.stringify(a)).to.equal(404);
     // Every connection to the faulty targets was cut with its request.
-    await eventually(() => open.n === 0, 10_000, 'target connections closed').catch(() => undefined);
+    await waitUntil(() => open.n === 0, 10_000);
     expect(open.n, 'connections to the faulty targets left open').to.equal(0);
 
     // And afterwards the service answers normally in both engines (hung renders cost their sessions, which are replaced).

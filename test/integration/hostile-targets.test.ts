@@ -6,6 +6,7 @@ import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
 import { closedPort } from '../helpers/test-proxy.js';
+import { TargetServer } from '../helpers/target-server.js';
 import { UntrustedTlsTarget } from '../helpers/tls-target.js';
 
 type Detail = { detail: string | Array<{ loc: unknown[]; msg: string; type: string }> };
@@ -32,11 +33,15 @@ for (const database of testDatabases()) {
     const tls = new UntrustedTlsTarget();
     let key: string;
     let refused: number;
+    /** A listener on a port of the fetch standard's bad-port list, which must never be contacted. */
+    const unsafe = new TargetServer('127.0.0.1');
     /** Drip answers whose connection is still open. */
     let dripping = 0;
 
     before(async () => {
       await tls.start();
+      await unsafe.start(6566);
+      s.target.route('/to-unsafe-port', (_req: IncomingMessage, res: ServerResponse) => void res.writeHead(302, { location: `http://127.0.0.1:${unsafe.port}/page` }).end());
       refused = await closedPort();
       // A free plan holds one slot: a leaked lease would turn the next request into a 409.
       key = await s.store.key({ planName: 'free', credits: 100_000, maxConcurrency: 1 });
@@ -66,7 +71,10 @@ for (const database of testDatabases()) {
       });
       s.target.route('/unknown-charset', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html; charset=x-no-such-charset' }).end('<p>caf\u00e9</p>'));
     });
-    after(() => tls.stop());
+    after(async () => {
+      await tls.stop();
+      await unsafe.stop();
+    });
     afterEach(async () => {
       expect(await s.store.leasesOf(key), 'leases left behind').to.equal(0);
     });
@@ -128,6 +136,20 @@ for (const database of testDatabases()) {
         expect(dripping, 'drip connections left open').to.equal(0);
       });
 
+      it(`${engine}: a port browsers refuse (SMTP, IRC, 10080 …) is refused (422) even with private targets allowed, and never contacted`, async () => {
+        const before = await s.store.remaining(key);
+        const res = await call(`http://127.0.0.1:${unsafe.port}/page`, browser);
+        const body = (await res.json()) as Detail;
+        expect(res.status).to.equal(422);
+        expect(body.detail).to.deep.equal([{ loc: ['query', 'url'], msg: `the URL is not allowed: port ${unsafe.port} is not allowed`, type: 'value_error.url.forbidden' }]);
+        await expectMatchesSpec('v2GeneralGet', res, body);
+        // A redirect there fails the request just the same, without a connection.
+        const redirected = await call(s.target.url('/to-unsafe-port'), browser);
+        expect(redirected.status).to.equal(404);
+        expect(unsafe.requests).to.deep.equal([]);
+        expect(await s.store.remaining(key)).to.equal(before);
+      });
+
       it(`${engine}: after all of that the next request is served at once`, async () => {
         const started = Date.now();
         const res = await call(s.target.url('/page'), browser);
@@ -146,9 +168,15 @@ for (const database of testDatabases()) {
       expect(await empty.text()).to.equal('');
     });
 
-    it('browser: no target failure retired the warm session', () => {
-      expect(s.server.logs.filter((l) => l.msg === 'browser session retired')).to.deep.equal([]);
-      expect(s.server.logs.filter((l) => (l.level ?? 0) >= 50)).to.deep.equal([]);
+    it('browser: target failures leave the warm session in service, and log no error', async () => {
+      const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired').length;
+      const errors = () => s.server.logs.filter((l) => (l.level ?? 0) >= 50).length;
+      const before = { retired: retired(), errors: errors() };
+      for (const url of [`http://127.0.0.1:${refused}/`, s.target.url('/reset'), s.target.url('/loop'), s.target.url('/huge-header'), tls.url('/')]) {
+        expect((await call(url, true)).status, url).to.equal(404);
+      }
+      expect((await call(s.target.url('/page'), true)).status).to.equal(200);
+      expect({ retired: retired(), errors: errors() }).to.deep.equal(before);
     });
 
     it("plain: a <meta charset> is honoured when the header has none, and an unknown charset falls back to UTF-8", async () => {

@@ -91,7 +91,8 @@ describe('operations: health, readiness and metrics', function () {
       [[['url', target.url('/page')], ['browser', 'false'], ['proxy_country', 'US']], 200],
       [[['url', target.url('/walled')], ['browser', 'false']], 423],
       // Refusals aimed at loopback only (the reasons of other ranges: target-policy.test.ts, on the decision alone).
-      [[['url', 'http://127.0.0.1:9/'], ['browser', 'false']], 422],
+      [[['url', 'http://127.0.0.1:8/'], ['browser', 'false']], 422],
+      [[['url', 'http://127.0.0.1:25/'], ['browser', 'false']], 422],
       [[['url', `http://127.0.0.1:${server.port}/v2/usage`], ['browser', 'false']], 422],
     ] as Array<[Array<[string, string]>, number]>) {
       const res = await call(query);
@@ -108,7 +109,7 @@ describe('operations: health, readiness and metrics', function () {
 
     expect(sum(text, 'scrapegate_http_requests_total', { endpoint: '/v2/general', method: 'GET', status: '200' })).to.equal(4);
     expect(sum(text, 'scrapegate_http_requests_total', { endpoint: '/v2/general', status: '423' })).to.equal(1);
-    expect(sum(text, 'scrapegate_http_requests_total', { endpoint: '/v2/general', status: '422' })).to.equal(3);
+    expect(sum(text, 'scrapegate_http_requests_total', { endpoint: '/v2/general', status: '422' })).to.equal(4);
     expect(sum(text, 'scrapegate_http_requests_total', { endpoint: 'unmatched', status: '404' })).to.equal(1);
     const charged = sum(text, 'scrapegate_credits_charged_total');
     expect(charged).to.equal(costs.reduce((a, b) => a + b, 0));
@@ -122,6 +123,7 @@ describe('operations: health, readiness and metrics', function () {
     expect(sum(text, 'scrapegate_antibot_verdicts_total', { vendor: 'DataDome' })).to.equal(walls);
     expect(sum(text, 'scrapegate_egress_refusals_total', { reason: 'loopback' })).to.equal(1);
     expect(sum(text, 'scrapegate_egress_refusals_total', { reason: 'own-port' })).to.equal(1);
+    expect(sum(text, 'scrapegate_egress_refusals_total', { reason: 'unsafe-port' })).to.equal(1);
     expect(sum(text, 'scrapegate_proxy_failures_total', { proxy_type: 'datacenter', country: 'US' })).to.be.at.least(1);
     expect(sum(text, 'scrapegate_browser_pool_sessions')).to.equal(1);
     expect(sum(text, 'scrapegate_browser_pool_queue_depth')).to.equal(0);

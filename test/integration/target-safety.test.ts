@@ -16,11 +16,14 @@ describe('target safety with the policy on (sqlite)', function () {
   const s = useSuite(testDatabases()[0], { ALLOW_PRIVATE_TARGETS: 'false', TARGET_ALLOW_CIDRS: '127.0.0.2/32', BROWSER_POOL_SIZE: '1', HOST: '127.0.0.2' }, '127.0.0.2');
   const victim = new TargetServer('127.0.0.1');
   const victim6 = new TargetServer('::1');
+  /** The legitimate target again, on a port of the fetch standard's bad-port list. */
+  const unsafe = new TargetServer('127.0.0.2');
   let key: string;
   let v: number;
 
   before(async () => {
     await victim.start();
+    await unsafe.start(10080);
     v = victim.port;
     await victim6.start(v).catch(() => victim6.start());
     key = await s.store.key();
@@ -45,6 +48,7 @@ describe('target safety with the policy on (sqlite)', function () {
   after(async () => {
     await victim.stop();
     await victim6.stop();
+    await unsafe.stop();
   });
   afterEach(() => {
     expect(victim.requests.map((r) => r.url), 'requests that reached the victim on 127.0.0.1').to.deep.equal([]);
@@ -69,7 +73,7 @@ describe('target safety with the policy on (sqlite)', function () {
       const before = await s.store.remaining(key);
       const vectors = [
         `http://127.0.0.1:${v}/`, `http://[::ffff:127.0.0.1]:${v}/`, `http://[::ffff:7f00:1]:${v}/`, `http://2130706433:${v}/`,
-        `http://0x7f.1:${v}/`, `http://017700000001:${v}/`, `http://127.1:${v}/`, `http://[::1]:${v}/`, `http://localhost:${v}/`,
+        `http://0x7f.1:${v}/`, `http://017700000001:${v}/`, `http://127.1:${v}/`, `http://[::1]:${v}/`,
       ];
       for (const url of vectors) {
         const res = await call(url, browser);
@@ -82,6 +86,29 @@ describe('target safety with the policy on (sqlite)', function () {
         await expectMatchesSpec('v2GeneralGet', res, body);
       }
       expect(await s.store.remaining(key)).to.equal(before);
+    });
+
+    it(`${engine}: IPv4-compatible IPv6 ([::127.0.0.1], i.e. ::7f00:1) is refused like the mapped forms`, async () => {
+      for (const url of [`http://[::127.0.0.1]:${v}/`, `http://[::7f00:1]:${v}/`]) {
+        const res = await call(url, browser);
+        expect(res.status, url).to.equal(422);
+        expect(((await res.json()) as Detail).detail, url).to.deep.equal([{ loc: ['query', 'url'], msg: 'the URL is not allowed: ::7f00:1 is an IPv4-compatible IPv6 address', type: 'value_error.url.forbidden' }]);
+      }
+    });
+
+    it(`${engine}: a refused name says that it is not allowed, never what it resolves to`, async () => {
+      const res = await call(`http://localhost:${v}/`, browser);
+      const body = (await res.json()) as Detail;
+      expect(res.status).to.equal(422);
+      expect(body.detail).to.deep.equal([{ loc: ['query', 'url'], msg: 'the URL is not allowed: localhost is not an allowed target', type: 'value_error.url.forbidden' }]);
+      expect(JSON.stringify(body)).to.not.match(/127\.0\.0\.1|::1|loopback/);
+    });
+
+    it(`${engine}: a port browsers refuse is reachable only where TARGET_ALLOW_CIDRS names the host`, async () => {
+      // 127.0.0.2 is listed: the operator meant it, whatever the port (Chrome defers to the policy).
+      const res = await call(unsafe.url('/page'), browser);
+      expect(res.status, await res.clone().text()).to.equal(200);
+      expect(await res.text()).to.contain('Hello target');
     });
 
     it(`${engine}: a name that resolves nowhere usable ("localhost.") and non-http schemes are refused too`, async () => {

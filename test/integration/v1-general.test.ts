@@ -63,6 +63,30 @@ for (const database of testDatabases()) {
       expect(res.status).to.equal(200);
     });
 
+    it('a refusal names the parameter where the request put it: a POST body\'s browser is ["body", "browser"]', async () => {
+      // The browser engine is off in this suite, so browser=true is an invalid value wherever it stands.
+      const post = await fetch(`${s.server.base}/v1/general`, {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        body: JSON.stringify({ url: s.target.url('/page'), browser: true }),
+      });
+      const postBody = (await post.json()) as { detail: Array<{ loc: unknown[]; type: string }> };
+      expect(post.status).to.equal(422);
+      expect(postBody.detail).to.deep.equal([{ loc: ['body', 'browser'], msg: 'the browser engine is not enabled on this server', type: 'value_error.engine_unavailable' }]);
+      await expectMatchesSpec('v1GeneralPost', post, postBody);
+      const get = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')]]);
+      expect(((await get.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).to.deep.equal(['query', 'browser']);
+    });
+
+    it('a key in the header and a different one in the parameters is ambiguous: 422 naming both', async () => {
+      const res = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']], { headers: { 'x-api-key': 'sg_other' } });
+      const body = (await res.json()) as { detail: Array<{ loc: unknown[] }> };
+      expect(res.status).to.equal(422);
+      expect(body.detail.map((d) => d.loc)).to.deep.equal([['header', 'x-api-key'], ['query', 'x-api-key']]);
+      const same = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']], { headers: { 'x-api-key': key } });
+      expect(same.status, 'the same key twice is one key').to.equal(200);
+    });
+
     it('return_text gives readable text: no scripts or styles, blocks on their own lines', async () => {
       const res = await s.call('/v1/general', [['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false'], ['return_text', 'True']]);
       const body = (await res.json()) as V1Body;

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
 import { BrowserFailureError, DeadlineExceededError, EngineError } from '../../errors/engine-errors.js';
-import type { Deadline } from '../deadline.js';
+import type { Deadline } from '../../time/deadline.js';
 import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
 import type { BrowserPool } from './browser-pool.js';
-import { CdpError } from './cdp-session.js';
 import { PageRender, type RenderLimits } from './page-render.js';
 import { assertValidSelector } from './selector-check.js';
 
@@ -48,7 +47,7 @@ export class BrowserFetcher implements Fetcher {
       throw this.translate(err, spec.deadline, render.recorder.mainRequestId !== undefined);
     } finally {
       render.stop();
-      this.pool.release(session, { healthy, origins: render.origins });
+      this.pool.release(session, { healthy, touched: render.touched });
     }
   }
 
@@ -56,16 +55,18 @@ export class BrowserFetcher implements Fetcher {
     await this.pool.close();
   }
 
+  /**
+   * A render's failure in the engine's words. What is not the target's (an EngineError) nor the
+   * deadline is the browser's: a WebDriver or DevTools error, or the driver's socket refusing
+   * once chromedriver died. It is logged with its cause and answered as a browser failure.
+   */
   private translate(err: unknown, deadline: Deadline, targetContacted: boolean): Error {
     if (err instanceof EngineError) return err;
     if (err instanceof seleniumError.TimeoutError || err instanceof seleniumError.ScriptTimeoutError || deadline.expired) {
       return new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
     }
-    if (err instanceof seleniumError.WebDriverError || err instanceof CdpError) {
-      this.logger.error({ err }, 'browser failure during render');
-      return new BrowserFailureError('the browser failed while rendering', targetContacted);
-    }
-    return err instanceof Error ? err : new Error(String(err));
+    this.logger.error({ err }, 'browser failure during render');
+    return new BrowserFailureError('the browser failed while rendering', targetContacted);
   }
 }
 

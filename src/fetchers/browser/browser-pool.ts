@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { DeadlineExceededError } from '../../errors/engine-errors.js';
-import type { Deadline } from '../deadline.js';
+import type { Deadline } from '../../time/deadline.js';
+import { withinMs } from '../../time/time-limit.js';
 import type { BrowserSession } from './browser-session.js';
+import type { StorageScope } from './session-reset.js';
 
 export interface PoolOptions {
   size: number;
@@ -11,16 +13,19 @@ export interface PoolOptions {
   memoryCheckEvery: number;
   /** Idle sessions are asked to answer this often; one that does not is retired. */
   idleCheckMs?: number;
+  /** A reset that takes longer (a page spinning its renderer) retires the session instead. */
+  resetTimeoutMs?: number;
 }
 
 const IDLE_CHECK_MS = 60_000;
 const IDLE_ANSWER_MS = 5_000;
+const RESET_TIMEOUT_MS = 5_000;
 
 export interface ReleaseInfo {
   /** False after any browser-side failure: the session is retired, not reused. */
   healthy: boolean;
-  /** Origins the render touched, to be wiped before the session is reused. */
-  origins: Iterable<string>;
+  /** What the render touched, to be wiped before the session is reused. */
+  touched: StorageScope;
 }
 
 interface Waiter {
@@ -129,7 +134,10 @@ export class BrowserPool {
     }
     if (!reason) {
       try {
-        await session.reset(info.origins);
+        // A page can keep its renderer busy after it was read (a busy loop started by a timer or
+        // a getter): DevTools never answers then. Every session comes back, or is replaced.
+        const ms = this.options.resetTimeoutMs ?? RESET_TIMEOUT_MS;
+        await withinMs(session.reset(info.touched), ms, () => new Error(`the reset did not finish within ${ms} ms`));
       } catch (err) {
         this.logger.warn({ err, session: session.id }, 'browser session reset failed');
         reason = 'reset failure';
@@ -190,6 +198,7 @@ export class BrowserPool {
           await session.quit();
           return;
         }
+        this.logger.info({ session: session.id, processGroup: session.processGroup }, 'browser session started');
         this.all.add(session);
         this.handOut(session);
         return;

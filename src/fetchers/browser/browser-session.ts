@@ -1,9 +1,11 @@
 import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
-import type { OwnPorts } from '../../egress/address-policy.js';
-import { EgressGateway } from '../../egress/egress-gateway.js';
+import type { OwnPorts } from '../../target-policy/own-ports.js';
+import { EgressGateway, GATEWAY_PRIME_HOST } from '../../egress/egress-gateway.js';
 import { CdpSession } from './cdp-session.js';
 import { chromiumOptions } from './chromium-options.js';
-import { DriverProcess } from './driver-process.js';
+import { DriverProcess, freePort } from './driver-process.js';
+import { withinMs } from '../../time/time-limit.js';
+import { resetTab, type StorageScope } from './session-reset.js';
 
 export interface SessionOptions {
   chromiumPath: string;
@@ -19,13 +21,6 @@ export interface SessionOptions {
 }
 
 let nextId = 1;
-
-/** Whether the page has handlers that run as it is left, and could write state as they do. */
-const HAS_LEAVE_HANDLERS = `(() => {
-  const events = ['pagehide', 'unload', 'beforeunload', 'visibilitychange', 'freeze'];
-  const has = (target) => events.some((type) => (getEventListeners(target)[type] || []).length > 0);
-  return has(window) || has(document);
-})()`;
 
 /** One session start, so that a start given up (timed out) can still be ended when it completes. */
 interface StartAttempt {
@@ -61,6 +56,11 @@ export class BrowserSession {
    */
   static async create(options: SessionOptions, timeoutMs = options.startTimeoutMs ?? 30_000): Promise<BrowserSession> {
     const gateway = await EgressGateway.open(options.gatewayHost, options.ownPorts);
+    // A local session's driver and DevTools ports are scrapegate's own before anything listens on
+    // them: a page rendering in another session meanwhile must never reach a browser starting up.
+    const ports = options.remoteUrl ? [] : [await freePort(), await freePort()];
+    for (const port of ports) options.ownPorts.add(port);
+    const releasePorts = () => ports.splice(0).forEach((port) => options.ownPorts.delete(port));
     let process: DriverProcess | undefined;
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
@@ -68,8 +68,8 @@ export class BrowserSession {
     });
     const attempt: StartAttempt = { abandoned: false };
     try {
-      process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath);
-      const opening = BrowserSession.open(options, process, gateway, attempt);
+      process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath, ports[0]);
+      const opening = BrowserSession.open(options, process, gateway, attempt, ports[1], releasePorts);
       // On a Grid the start may still be queued at the hub: if it completes after all, nobody
       // holds it, so it is quit rather than left to run to the node's session timeout.
       opening.then(
@@ -83,6 +83,7 @@ export class BrowserSession {
       attempt.abandoned = true;
       if (attempt.driver && !process) void attempt.driver.quit().catch(() => undefined);
       process?.kill();
+      releasePorts();
       await gateway.close();
       throw err;
     } finally {
@@ -90,13 +91,20 @@ export class BrowserSession {
     }
   }
 
-  private static async open(options: SessionOptions, process: DriverProcess | undefined, gateway: EgressGateway, attempt: StartAttempt): Promise<BrowserSession> {
+  private static async open(
+    options: SessionOptions,
+    process: DriverProcess | undefined,
+    gateway: EgressGateway,
+    attempt: StartAttempt,
+    devtoolsPort: number | undefined,
+    releasePorts: () => void,
+  ): Promise<BrowserSession> {
     let driver: WebDriver | undefined;
     try {
       driver = await new Builder()
         .usingServer(options.remoteUrl ?? process!.url)
         .forBrowser(Browser.CHROME)
-        .setChromeOptions(chromiumOptions(options.chromiumPath, gateway.url))
+        .setChromeOptions(chromiumOptions(options.chromiumPath, gateway.url, devtoolsPort))
         .build();
       attempt.driver = driver;
       if (attempt.abandoned) throw new Error('the session started after its start was given up');
@@ -109,7 +117,7 @@ export class BrowserSession {
       await cdp.send('Browser.setDownloadBehavior', { behavior: 'deny' });
       const tree = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
       const mainWindow = await driver.getWindowHandle();
-      const releasePorts = await protectPorts(driver, process, options.ownPorts);
+      await teachCredentials(driver, cdp, gateway);
       return new BrowserSession(driver, cdp, tree.frameTree.frame.id, mainWindow, process, gateway, releasePorts);
     } catch (err) {
       if (driver && !process) await driver.quit().catch(() => undefined);
@@ -128,6 +136,11 @@ export class BrowserSession {
     this.pageLoadMs = ms;
   }
 
+  /** The local process group (chromedriver, Chromium and its children); undefined on a Grid. */
+  get processGroup(): number | undefined {
+    return this.process?.pid;
+  }
+
   get alive(): boolean {
     return !this.dead && !this.cdp.isClosed && (this.process?.alive ?? true);
   }
@@ -139,13 +152,8 @@ export class BrowserSession {
    */
   async answers(timeoutMs: number): Promise<boolean> {
     if (!this.alive) return false;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    try {
-      return await Promise.race([this.driver.getWindowHandle().then(() => true, () => false), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const answered = this.driver.getWindowHandle().then(() => true, () => false);
+    return withinMs(answered, timeoutMs, () => new Error('no answer')).catch(() => false);
   }
 
   /** PSS of the driver and browser processes; undefined on a Grid, where they are not ours to read. */
@@ -153,52 +161,9 @@ export class BrowserSession {
     return this.process?.memoryMb();
   }
 
-  /**
-   * Leaves nothing of the last request for the next: extra tabs closed, the page stopped,
-   * cookies cleared, and every origin it touched wiped of local and session storage, IndexedDB,
-   * service workers and cache storage. (No HTTP cache is kept at all.)
-   *
-   * The page is stopped by freezing it (no task of it runs again; the next request's navigation
-   * discards it), which costs a quarter of navigating to about:blank. A page with handlers that
-   * run as it is left (pagehide, unload…) is navigated away from instead, so that they run now,
-   * before the wipe, rather than during the next request.
-   */
-  async reset(origins: Iterable<string>): Promise<void> {
-    const handles = await this.driver.getAllWindowHandles();
-    if (handles.length > 1) {
-      for (const handle of handles) {
-        if (handle === this.mainWindow) continue;
-        await this.driver.switchTo().window(handle);
-        await this.driver.close();
-      }
-      await this.driver.switchTo().window(this.mainWindow);
-    }
-    // Commands on one DevTools connection run in order: sent together, they cost one round trip.
-    const [, , leave] = await Promise.all([
-      this.cdp.send('Fetch.disable'),
-      this.cdp.send('Page.disable'),
-      this.cdp.send<{ result: { value?: boolean } }>('Runtime.evaluate', {
-        expression: HAS_LEAVE_HANDLERS,
-        includeCommandLineAPI: true,
-        returnByValue: true,
-      }),
-    ]);
-    if (leave.result.value === false) {
-      await Promise.all([this.cdp.send('Page.stopLoading'), this.cdp.send('Page.setWebLifecycleState', { state: 'frozen' })]);
-    } else {
-      await this.driver.get('about:blank');
-    }
-    // Session storage lives with the tab: cleared for every origin the request touched. The
-    // domain is on only for this, so renders do not stream storage events.
-    await Promise.all([
-      this.cdp.send('DOMStorage.enable'),
-      ...[...origins].map((origin) =>
-        this.cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } }).catch(() => undefined),
-      ),
-      this.cdp.send('DOMStorage.disable'),
-      this.cdp.send('Network.clearBrowserCookies'),
-      ...[...origins].map((origin) => this.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
-    ]);
+  /** Leaves nothing of the last request for the next (see resetTab). */
+  async reset(touched: StorageScope): Promise<void> {
+    await resetTab(this, touched);
   }
 
   /** A graceful end, falling back to killing the process group. */
@@ -225,13 +190,25 @@ export class BrowserSession {
   }
 }
 
-/** The driver's and DevTools' ports join the ports no page may reach; returns their release. */
-async function protectPorts(driver: WebDriver, process: DriverProcess | undefined, ownPorts: OwnPorts): Promise<() => void> {
-  const ports: number[] = [];
-  if (process) ports.push(Number(new URL(process.url).port));
-  const chromeOptions = (await driver.getCapabilities()).get('goog:chromeOptions') as { debuggerAddress?: string } | undefined;
-  const devtools = Number(/:(\d+)$/.exec(chromeOptions?.debuggerAddress ?? '')?.[1] ?? 0);
-  if (devtools) ports.push(devtools);
-  for (const port of ports) ownPorts.add(port);
-  return () => ports.forEach((port) => ownPorts.delete(port));
+/**
+ * The gateway answers only its own Chromium, which proves itself with the gateway's secret
+ * credentials. Chrome has no flag for proxy credentials: it is asked for them once, here, through
+ * DevTools (a request to the gateway's own host, challenged and answered), and from then on sends
+ * them with every request and tunnel, preemptively. Interception is off again afterwards.
+ */
+async function teachCredentials(driver: WebDriver, cdp: CdpSession, gateway: EgressGateway): Promise<void> {
+  const offPaused = cdp.on('Fetch.requestPaused', (p) => cdp.post('Fetch.continueRequest', { requestId: p.requestId }));
+  const offAuth = cdp.on('Fetch.authRequired', (p) => {
+    const challenge = p.authChallenge as { source?: string } | undefined;
+    const response = challenge?.source === 'Proxy' ? { response: 'ProvideCredentials', ...gateway.credentials } : { response: 'CancelAuth' };
+    cdp.post('Fetch.continueWithAuth', { requestId: p.requestId, authChallengeResponse: response });
+  });
+  try {
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `http://${GATEWAY_PRIME_HOST}/*` }], handleAuthRequests: true });
+    await driver.get(`http://${GATEWAY_PRIME_HOST}/`);
+  } finally {
+    offPaused();
+    offAuth();
+    await cdp.send('Fetch.disable');
+  }
 }

@@ -3,10 +3,9 @@ import type { WebDriver } from 'selenium-webdriver';
 /** What selenium-webdriver's CDP connection is at run time (its typings stop at `Promise<any>`). */
 interface SeleniumCdpConnection {
   sessionId: string | null;
-  send(method: string, params?: object): Promise<{ result?: unknown; error?: { message: string } }>;
   _wsConnection: {
+    send(data: string): void;
     on(event: 'message', listener: (data: Buffer | string) => void): void;
-    off(event: 'message', listener: (data: Buffer | string) => void): void;
     on(event: 'close', listener: () => void): void;
     close(): void;
   };
@@ -16,36 +15,122 @@ export type CdpEventHandler = (params: Record<string, unknown>) => void;
 
 export class CdpError extends Error {}
 
+interface Pending {
+  method: string;
+  resolve(result: Record<string, unknown>): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+interface CdpMessage {
+  id?: number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { message: string };
+  sessionId?: string;
+}
+
+/** No DevTools command may hang a caller for longer than this (a renderer that spins never answers). */
+const COMMAND_TIMEOUT_MS = 30_000;
+/** Above Selenium's own command ids, so the two senders on one socket never share an id. */
+const FIRST_ID = 1_000_000_000;
+const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
+
 /**
- * Chrome DevTools Protocol over Selenium's own connection to the session's page target (local
- * chromedriver or Grid alike), with events: Selenium exposes commands only, so events are read
- * from its socket here, in the one place that knows that socket's private name.
+ * Chrome DevTools Protocol over Selenium's own connection to the browser, attached to the
+ * session's page target (local chromedriver or Grid alike). Commands are sent and matched here
+ * (Selenium's sender adds a socket listener per command and has no way to address another
+ * target); events are read from the same socket, in the one place that knows its private name.
+ * Out-of-process iframes attach to the page automatically (flattened), and `sendTo` reaches them.
  */
 export class CdpSession {
   private readonly handlers = new Map<string, Set<CdpEventHandler>>();
+  private readonly pending = new Map<number, Pending>();
+  /** frame id → DevTools session of an out-of-process iframe, at any depth. */
+  private readonly frameSessions = new Map<string, string>();
+  private nextId = FIRST_ID;
   private closed = false;
+  /** The page's session, fixed at attach: Selenium may move its own connection's field later. */
+  private readonly pageSession: string | undefined;
 
   private constructor(private readonly connection: SeleniumCdpConnection) {
+    this.pageSession = connection.sessionId ?? undefined;
     connection._wsConnection.on('message', (data) => this.dispatch(data));
-    connection._wsConnection.on('close', () => {
-      this.closed = true;
-    });
+    connection._wsConnection.on('close', () => this.closeAll());
+  }
+
+  /**
+   * Out-of-process iframes attach on their own (Target.setAutoAttach, flattened), and so do
+   * theirs: each attached iframe is asked to auto-attach its children in turn.
+   */
+  private onTargetEvent(message: CdpMessage): void {
+    const p = message.params ?? {};
+    if (message.method === 'Target.attachedToTarget') {
+      const info = p.targetInfo as { type?: string; targetId?: string } | undefined;
+      if (info?.type !== 'iframe' || !info.targetId) return;
+      const child = String(p.sessionId);
+      this.frameSessions.set(info.targetId, child);
+      this.sendTo(child, 'Target.setAutoAttach', AUTO_ATTACH).catch(() => undefined);
+    } else if (message.method === 'Target.detachedFromTarget') {
+      for (const [frame, session] of this.frameSessions) if (session === p.sessionId) this.frameSessions.delete(frame);
+    }
   }
 
   static async attach(driver: WebDriver): Promise<CdpSession> {
     const connection = (await driver.createCDPConnection('page')) as SeleniumCdpConnection;
-    return new CdpSession(connection);
+    const session = new CdpSession(connection);
+    await session.send('Target.setAutoAttach', AUTO_ATTACH);
+    return session;
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
-  async send<T = Record<string, unknown>>(method: string, params: object = {}): Promise<T> {
-    if (this.closed) throw new CdpError(`${method}: the DevTools connection is closed`);
-    const reply = await this.connection.send(method, params);
-    if (reply.error) throw new CdpError(`${method}: ${reply.error.message}`);
-    return (reply.result ?? {}) as T;
+  /** A command to the page target. */
+  send<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    return this.sendTo(undefined, method, params, timeoutMs);
+  }
+
+  /** The DevTools session of an out-of-process iframe, when `frameId` is one. */
+  frameSession(frameId: string): string | undefined {
+    return this.frameSessions.get(frameId);
+  }
+
+  /** The target ids of the out-of-process iframes attached now. */
+  frameTargets(): string[] {
+    return [...this.frameSessions.keys()];
+  }
+
+  /** The page was left: its iframes' sessions end with it. */
+  forgetFrames(): void {
+    this.frameSessions.clear();
+  }
+
+  /**
+   * A command to one session: an iframe's from `frameSession`, or the page's when undefined.
+   * (Locally Selenium connects to the page target itself, on a Grid to the browser; only the
+   * page's session means the same in both.)
+   */
+  sendTo<T = Record<string, unknown>>(frameSessionId: string | undefined, method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    const sessionId = frameSessionId ?? this.pageSession;
+    if (this.closed) return Promise.reject(new CdpError(`${method}: the DevTools connection is closed`));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new CdpError(`${method}: no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { method, resolve: (r) => resolve(r as T), reject, timer });
+      try {
+        this.connection._wsConnection.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      } catch (err) {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(new CdpError(`${method}: ${(err as Error).message}`));
+      }
+    });
   }
 
   /** Fire-and-forget, for answers to paused requests that must not hold up the event loop. */
@@ -63,7 +148,7 @@ export class CdpSession {
   }
 
   close(): void {
-    this.closed = true;
+    this.closeAll();
     try {
       this.connection._wsConnection.close();
     } catch {
@@ -71,15 +156,35 @@ export class CdpSession {
     }
   }
 
+  private closeAll(): void {
+    this.closed = true;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new CdpError(`${p.method}: the DevTools connection closed`));
+    }
+  }
+
   private dispatch(data: Buffer | string): void {
-    let message: { method?: string; params?: Record<string, unknown>; sessionId?: string };
+    let message: CdpMessage;
     try {
-      message = JSON.parse(data.toString()) as typeof message;
+      message = JSON.parse(data.toString()) as CdpMessage;
     } catch {
       return;
     }
+    if (message.id !== undefined) {
+      const waiting = this.pending.get(message.id);
+      if (!waiting) return; // Selenium's own command
+      this.pending.delete(message.id);
+      clearTimeout(waiting.timer);
+      if (message.error) waiting.reject(new CdpError(`${waiting.method}: ${message.error.message}`));
+      else waiting.resolve(message.result ?? {});
+      return;
+    }
     if (!message.method) return;
-    if (message.sessionId && this.connection.sessionId && message.sessionId !== this.connection.sessionId) return;
+    if (message.method === 'Target.attachedToTarget' || message.method === 'Target.detachedFromTarget') return this.onTargetEvent(message);
+    const own = this.pageSession;
+    if (message.sessionId && own && message.sessionId !== own) return;
     for (const handler of this.handlers.get(message.method) ?? []) {
       try {
         handler(message.params ?? {});

@@ -14,10 +14,10 @@ function executable(path: string): boolean {
 }
 
 /**
- * The driver binary: `CHROMEDRIVER_PATH` when set, else the copy the `chromedriver` package
- * installed (its install script copies Debian's matching driver through `chromedriver_filepath`,
- * so nothing is downloaded), else Debian's own. The package is an optional dependency: where
- * Chromium could not be installed at `npm install` its install fails and npm leaves it out.
+ * The driver binary: `CHROMEDRIVER_PATH` when set, else the copy the `chromedriver` package keeps
+ * (the project's postinstall runs its installer with CHROMEDRIVER_FILEPATH, which copies Debian's
+ * matching driver, so nothing is downloaded), else Debian's own: where Chromium could not be
+ * installed at `npm install`, the package keeps no driver.
  */
 export function locateChromedriver(configured: string | undefined): string {
   if (configured) return configured;

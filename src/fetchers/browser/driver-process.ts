@@ -3,7 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-async function freePort(): Promise<number> {
+/** A port free now; the caller registers it as scrapegate's own before anything listens on it. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -12,9 +13,19 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * One chromedriver in a process group of its own: the Chromium it starts (and every renderer,
- * zygote and helper under it) joins the group, so retiring a session kills the whole tree at
- * once and nothing is left behind, even when the driver itself hangs.
+ * The session's process group is led by this shell, not by chromedriver. It holds the read end of
+ * a pipe whose only write end is the service's: when the service ends, however it ends (SIGKILL
+ * included), the kernel closes that end, `read` returns, and the whole group is killed — driver,
+ * Chromium and every process under it — at once. If chromedriver exits on its own, the group goes
+ * with it too. chromedriver gets no copy of the pipe.
+ */
+const WATCHDOG = 'exec 3<&0 0</dev/null; "$0" "$@" 3<&- & driver=$!; { read -r line <&3; kill -KILL 0; } & wait "$driver"; kill -KILL 0';
+
+/**
+ * One chromedriver in a process group of its own, under a watchdog: the Chromium it starts (and
+ * every renderer, zygote and helper under it) joins the group, so retiring a session kills the
+ * whole tree at once and nothing is left behind, even when the driver itself hangs or the
+ * service is killed.
  */
 export class DriverProcess {
   private constructor(
@@ -22,13 +33,19 @@ export class DriverProcess {
     readonly url: string,
   ) {}
 
-  static async start(chromedriverPath: string, timeoutMs = 15_000): Promise<DriverProcess> {
-    const port = await freePort();
-    const child = spawn(chromedriverPath, [`--port=${port}`, '--allowed-ips=127.0.0.1', '--log-level=OFF'], {
-      detached: true, // setsid: a new process group led by chromedriver
-      stdio: 'ignore',
+  /**
+   * `port` is registered as scrapegate's own by the caller before this starts. Without
+   * `--allowed-ips` chromedriver listens on loopback only (with it, on every interface).
+   */
+  static async start(chromedriverPath: string, port: number, timeoutMs = 15_000): Promise<DriverProcess> {
+    const child = spawn('/bin/sh', ['-c', WATCHDOG, chromedriverPath, `--port=${port}`, '--log-level=OFF'], {
+      detached: true, // setsid: a new process group led by the watchdog
+      stdio: ['pipe', 'ignore', 'ignore'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
     });
+    // The pipe must not keep this process alive, and is never written: only its end matters.
+    (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    child.stdin?.on('error', () => undefined);
     child.unref();
     const driver = new DriverProcess(child, `http://127.0.0.1:${port}`);
     const started = Date.now();

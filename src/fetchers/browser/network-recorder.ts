@@ -1,5 +1,6 @@
 import type { XhrRecord } from '../fetcher.js';
 import type { CdpSession } from './cdp-session.js';
+import { siteOf } from './storage-keys.js';
 
 interface CdpRequest {
   url: string;
@@ -15,6 +16,9 @@ interface CdpResponse {
 
 const MAX_XHRS = 100;
 const MAX_XHR_BODY_CHARS = 1024 * 1024;
+/** Bodies are fetched from the browser only when this small, and only this much in all per render. */
+const MAX_XHR_BODY_BYTES = 1024 * 1024;
+const MAX_XHR_BODIES_BYTES = 8 * 1024 * 1024;
 
 /** CDP header objects join repeated headers with "\n"; the answer lists each one. */
 function headerPairs(headers: Record<string, string>): Array<[string, string]> {
@@ -37,6 +41,8 @@ function parseHeadersText(text: string): Array<[string, string]> {
 
 interface XhrDraft extends XhrRecord {
   done?: Promise<void>;
+  /** Decoded bytes received so far. */
+  bytes: number;
 }
 
 /**
@@ -53,6 +59,8 @@ export interface MainDocumentLimits {
 
 export class NetworkRecorder {
   readonly origins = new Set<string>();
+  /** The sites the main frame showed (each navigation and redirect hop): storage is partitioned by them. */
+  readonly topSites = new Set<string>();
   mainRequestId: string | undefined;
   /** The main document's URL as last requested (after any redirect hop). */
   mainUrl: string | undefined;
@@ -64,6 +72,7 @@ export class NetworkRecorder {
   private readonly settleWaiters = new Set<() => void>();
   private redirects = 0;
   private mainBytes = 0;
+  private xhrBodyBytes = 0;
   private readonly extraInfo = new Map<string, { statusCode: number; headers: Record<string, string>; headersText?: string }>();
   private readonly xhrs = new Map<string, XhrDraft>();
   private readonly unsubscribe: Array<() => void> = [];
@@ -79,7 +88,14 @@ export class NetworkRecorder {
     const on = (event: string, handler: (p: Record<string, unknown>) => void) => this.unsubscribe.push(this.cdp.on(event, handler));
     on('Network.requestWillBeSent', (p) => {
       const request = p.request as CdpRequest;
-      if (/^https?:/.test(request.url)) this.origins.add(new URL(request.url).origin);
+      if (/^https?:/.test(request.url)) {
+        const { origin } = new URL(request.url);
+        this.origins.add(origin);
+        if (p.type === 'Document' && p.frameId === this.mainFrameId) {
+          const site = siteOf(origin);
+          if (site) this.topSites.add(site);
+        }
+      }
       if (p.type === 'Document' && p.frameId === this.mainFrameId && p.requestId === p.loaderId && !p.redirectResponse) {
         this.mainRequestId = String(p.requestId);
         this.mainUrl = request.url;
@@ -101,6 +117,7 @@ export class NetworkRecorder {
           headers: [],
           request_body: request.postData ?? null,
           body: null,
+          bytes: 0,
         });
       }
     });
@@ -117,6 +134,8 @@ export class NetworkRecorder {
     });
     // Decoded bytes as they arrive, so a compressed bomb is stopped at the same cap as the plain engine.
     on('Network.dataReceived', (p) => {
+      const xhr = this.xhrs.get(String(p.requestId));
+      if (xhr) xhr.bytes += Number(p.dataLength ?? 0);
       if (p.requestId !== this.mainRequestId) return;
       const before = this.mainBytes;
       this.mainBytes += Number(p.dataLength ?? 0);
@@ -128,7 +147,12 @@ export class NetworkRecorder {
     on('Network.loadingFinished', (p) => {
       if (p.requestId === this.mainRequestId) this.mainSettled();
       const xhr = this.xhrs.get(String(p.requestId));
-      if (xhr) xhr.done = this.body(String(p.requestId)).then((b) => void (xhr.body = b ? b.toString('utf8').slice(0, MAX_XHR_BODY_CHARS) : null));
+      // A page can answer its own XHRs with anything: only small bodies cross into this process.
+      if (xhr) xhr.bytes = Math.max(xhr.bytes, Number(p.encodedDataLength ?? 0));
+      if (xhr && xhr.bytes <= MAX_XHR_BODY_BYTES && this.xhrBodyBytes + xhr.bytes <= MAX_XHR_BODIES_BYTES) {
+        this.xhrBodyBytes += xhr.bytes;
+        xhr.done = this.body(String(p.requestId)).then((b) => void (xhr.body = b ? b.toString('utf8').slice(0, MAX_XHR_BODY_CHARS) : null));
+      }
     });
     on('Network.loadingFailed', (p) => {
       if (p.requestId !== this.mainRequestId) return;

@@ -1,25 +1,29 @@
 import type { Logger } from 'pino';
-import { By, error as seleniumError, until, type WebElement } from 'selenium-webdriver';
+import { error as seleniumError } from 'selenium-webdriver';
 import { fromChromeError } from '../../egress/egress-failures.js';
 import {
   DeadlineExceededError,
   EgressError,
-  InvalidSelectorError,
+  type EngineError,
   SelectorTimeoutError,
   TargetTooLargeError,
   TargetUnreachableError,
   TargetUnusableError,
 } from '../../errors/engine-errors.js';
-import type { FetchedPage, FetchSpec, IframeRecord } from '../fetcher.js';
+import type { FetchedPage, FetchSpec } from '../fetcher.js';
 import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
+import type { StorageScope } from './session-reset.js';
+import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
 
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
-const MAX_IFRAMES = 20;
+/** How often a selector the page does not show yet is looked for again. */
+const SELECTOR_POLL_MS = 50;
+const SNIPPET_GROUP = 'scrapegate-snippet';
 /** How long to wait for Chrome to say the main document's body ended, once the page has loaded. */
 const BODY_SETTLE_MS = 500;
 
@@ -28,18 +32,14 @@ export interface RenderLimits {
   maxRedirects: number;
 }
 
-// innerText lays the page out: only asked for when the answer needs the text.
-const CAPTURE_SCRIPT = `return {
-  html: document.documentElement ? document.documentElement.outerHTML : '',
-  text: arguments[0] && document.body ? document.body.innerText : null,
-  url: location.href,
-};`;
-
 /** One request's render in one session: navigate, run the snippet, wait, and read the page. */
 export class PageRender {
   readonly recorder: NetworkRecorder;
   private readonly interceptor: RequestInterceptor;
+  private readonly reader: PageReader;
   private exceeded: 'redirects' | 'body' | undefined;
+  /** What the gateway saw the render reach, kept when it stops serving. */
+  private readonly reached = new Set<string>();
 
   constructor(
     private readonly session: BrowserSession,
@@ -56,20 +56,28 @@ export class PageRender {
     });
     const rewrite = spec.method !== 'GET' || Object.keys(spec.headers).length > 0 ? { method: spec.method, body: spec.body, headers: spec.headers } : undefined;
     this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
+    this.reader = new PageReader(session.cdp, session.mainFrameId);
   }
 
-  get origins(): Set<string> {
-    return this.recorder.origins;
+  /**
+   * Every origin the render touched, to be wiped before the session is reused: the main
+   * target's as CDP saw them, and every one the gateway carried traffic for (popups, out-of-process
+   * iframes and workers are not on the main target's Network domain, but nothing leaves without
+   * the gateway).
+   */
+  get touched(): StorageScope {
+    return { origins: new Set([...this.recorder.origins, ...this.reached]), topSites: this.recorder.topSites };
   }
 
   stop(): void {
     this.recorder.stop();
     this.interceptor.stop();
+    for (const origin of this.session.gateway.origins()) this.reached.add(origin);
     this.session.gateway.finish();
   }
 
   async run(): Promise<FetchedPage> {
-    const { driver, cdp } = this.session;
+    const { cdp } = this.session;
     const { spec } = this;
     this.session.gateway.serve(spec.egress);
     this.recorder.start();
@@ -114,17 +122,7 @@ export class PageRender {
     }
 
     if (spec.jsSnippet) await this.runSnippet(spec.jsSnippet);
-    if (spec.waitForSelector !== undefined) {
-      try {
-        await driver.wait(until.elementLocated(By.css(spec.waitForSelector)), Math.max(1, this.remaining()));
-      } catch (err) {
-        if (err instanceof seleniumError.TimeoutError) {
-          throw new SelectorTimeoutError(`"${spec.waitForSelector}" did not appear within the ${this.seconds()}-second deadline`);
-        }
-        if (err instanceof seleniumError.InvalidSelectorError) throw new InvalidSelectorError(`"${spec.waitForSelector}" is not a valid CSS selector`);
-        throw err;
-      }
-    }
+    if (spec.waitForSelector !== undefined) await this.waitFor(spec.waitForSelector);
     const page = early ?? (await this.capture());
     return {
       ...(await this.finish(page.url)),
@@ -137,8 +135,9 @@ export class PageRender {
     };
   }
 
-  private async capture(): Promise<{ html: string; text: string | null; url: string }> {
-    return (await this.session.driver.executeScript(CAPTURE_SCRIPT, this.spec.wantsText)) as { html: string; text: string | null; url: string };
+  /** The rendered DOM, read in an isolated world and capped before it leaves the browser. */
+  private capture(): Promise<PageContent> {
+    return this.reader.main(this.limits.maxBodyBytes, this.spec.wantsText);
   }
 
   private remaining(): number {
@@ -179,12 +178,11 @@ export class PageRender {
 
   /** Whether the main document's answer became the page (a download or a 204 never does). */
   private async committed(): Promise<boolean> {
-    const tree = await this.session.cdp.send<{ frameTree: { frame: { loaderId: string } } }>('Page.getFrameTree');
-    return tree.frameTree.frame.loaderId === this.recorder.mainRequestId;
+    return (await this.reader.mainLoaderId()) === this.recorder.mainRequestId;
   }
 
   /** Why the main document did not load, in the egress layer's words when the gateway saw it. */
-  private navigationFailure(): TargetUnreachableError | undefined {
+  private navigationFailure(): EngineError | undefined {
     const text = this.recorder.mainFailure;
     if (!text) return undefined;
     return (
@@ -194,12 +192,29 @@ export class PageRender {
     );
   }
 
-  /** The snippet's errors are the page's business: logged, and the page is still answered. */
+  /**
+   * Runs the caller's script in the page's own world (it is there to act on the page), as the
+   * body of a function, awaited if it returns a promise, as WebDriver's executeScript would, but
+   * through DevTools: a page that redefined JSON or Promise would hang chromedriver's wrapper.
+   * The snippet's errors are the page's business: logged, and the page is still answered.
+   */
   private async runSnippet(source: string): Promise<void> {
-    try {
-      await this.session.driver.executeScript(source);
-    } catch (err) {
-      this.logger.info({ err: (err as Error).message.split('\n')[0] }, 'js_snippet failed');
+    const evaluated = await this.session.cdp.send<{ exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
+      'Runtime.evaluate',
+      { expression: `(function () {\n${source}\n}).call(window)`, awaitPromise: true, objectGroup: SNIPPET_GROUP, userGesture: false },
+      // A snippet that never returns is the deadline's to end (the session is killed with it).
+      this.spec.deadline.remainingMs() + 1_000,
+    );
+    this.session.cdp.post('Runtime.releaseObjectGroup', { objectGroup: SNIPPET_GROUP });
+    const failure = evaluated.exceptionDetails;
+    if (failure) this.logger.info({ err: (failure.exception?.description ?? failure.text ?? 'error').split('\n')[0] }, 'js_snippet failed');
+  }
+
+  /** Waits for the selector, polling from an isolated world, until the render's time is up. */
+  private async waitFor(selector: string): Promise<void> {
+    while (!(await this.reader.matches(selector))) {
+      if (this.remaining() <= 0) throw new SelectorTimeoutError(`"${selector}" did not appear within the ${this.seconds()}-second deadline`);
+      await pause(Math.min(SELECTOR_POLL_MS, this.remaining()), this.spec.deadline.signal);
     }
   }
 
@@ -210,28 +225,7 @@ export class PageRender {
     return {
       cookies: cookies.map(({ name, value }) => ({ name, value })),
       xhrs: this.spec.collectExtras ? await this.recorder.xhrRecords() : [],
-      iframes: this.spec.collectExtras ? await this.iframes() : [],
+      iframes: this.spec.collectExtras ? await this.reader.iframes(this.limits.maxBodyBytes) : [],
     };
-  }
-
-  /** Each top-level iframe's HTML, read from inside the frame (so cross-origin ones too). */
-  private async iframes(): Promise<IframeRecord[]> {
-    const { driver } = this.session;
-    const frames: WebElement[] = (await driver.findElements(By.css('iframe'))).slice(0, MAX_IFRAMES);
-    const out: IframeRecord[] = [];
-    for (const frame of frames) {
-      const src = (await frame.getAttribute('src')) ?? '';
-      let html = '';
-      try {
-        await driver.switchTo().frame(frame);
-        html = String(await driver.executeScript('return document.documentElement ? document.documentElement.outerHTML : ""'));
-      } catch {
-        // a frame that went away while we looked
-      } finally {
-        await driver.switchTo().defaultContent();
-      }
-      out.push({ src, html });
-    }
-    return out;
   }
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './001-initial.js';
+import * as browserFailureBudget from './002-browser-failure-budget.js';
+import * as requestLedger from './003-request-ledger.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -8,6 +10,8 @@ interface Migration {
 
 const migrations: Record<string, Migration> = {
   '001-initial': initial,
+  '002-browser-failure-budget': browserFailureBudget,
+  '003-request-ledger': requestLedger,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { OwnPorts } from '../../../src/egress/address-policy.js';
 import { BrowserPool } from '../../../src/fetchers/browser/browser-pool.js';
 import { BrowserSession } from '../../../src/fetchers/browser/browser-session.js';
+import { OwnPorts } from '../../../src/target-policy/own-ports.js';
+import { browsersIn } from '../../helpers/chromium-processes.js';
+import { eventually } from '../../helpers/eventually.js';
+import { recordStartedGroup } from '../../helpers/started-processes.js';
 
 describe('BrowserPool (real Chromium)', function () {
   this.timeout(60_000);
@@ -14,6 +16,7 @@ describe('BrowserPool (real Chromium)', function () {
     pool = new BrowserPool(
       async () => {
         const session = await BrowserSession.create(options);
+        recordStartedGroup(session.processGroup);
         made.push(session);
         return session;
       },
@@ -29,9 +32,10 @@ describe('BrowserPool (real Chromium)', function () {
 
   it('replaces a session that stopped answering while idle, before any request needs it', async () => {
     expect(pool.stats).to.include({ size: 1, idle: 1, retired: 0 });
-    // The WebDriver session ends behind the pool's back, as a Grid node's session timeout does.
-    await made[0].driver.quit();
-    for (let i = 0; i < 100 && (pool.stats.retired === 0 || pool.stats.idle === 0); i++) await sleep(100);
+    // The browser ends behind the pool's back, as when a Grid node's session timeout ends it. Only
+    // its Chromium is killed: the test makes no call of its own that the pool's check could cut.
+    for (const pid of browsersIn([made[0].processGroup!])) process.kill(pid, 'SIGKILL');
+    await eventually(() => pool.stats.retired === 1 && pool.stats.idle === 1, 15_000, 'the dead session retired and replaced');
     expect(pool.stats).to.include({ size: 1, idle: 1, retired: 1 });
     expect(made).to.have.length(2);
     expect(await made[1].answers(5_000)).to.equal(true);

@@ -1,0 +1,196 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError } from '../errors/billing-refusals.js';
+import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
+import { isDatabaseUnavailable } from '../errors/database-errors.js';
+import { currentPeriod } from './billing-period.js';
+import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
+import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';
+import { settleCharge } from './charge-settlement.js';
+import type { DeferredWrites } from './deferred-writes.js';
+
+/** A key is stored, and looked up, only as its SHA-256. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** What the ledger keeps of a request besides its key and cost (the target's host only, no URL). */
+export type RequestFacts = Pick<LedgerEntry, 'operation' | 'engine' | 'proxyType' | 'proxyCountry' | 'targetHost'>;
+
+/** How a request ended, as the caller knows it. */
+export type Outcome = Omit<Settlement, 'endedAt' | 'durationMs'>;
+
+/**
+ * One request's credits, taken (and written to the ledger) before any work: settled exactly
+ * once, as charged (the answer is a 200) or refunded (anything else). Either way its concurrency
+ * slot, if it holds one, is freed.
+ */
+export interface Reservation {
+  readonly cost: number;
+  readonly requestId: string;
+  /** Durable before it returns; ChargeNotRecordedError when it could not be made so (then refund). */
+  charge(outcome: Outcome): Promise<void>;
+  /** `failure`: a browser request that ran and failed, counted against the key's budget. */
+  refund(outcome: Outcome, failure: boolean): Promise<void>;
+}
+
+export interface BillingOptions {
+  store: BillingStore;
+  /**
+   * Refunds and slot releases that meet a database outage are retried from here while the
+   * process lives: a cache in front of the ledger, which holds them durably either way
+   * (reconciliation refunds a reservation its request could not settle).
+   */
+  deferred: DeferredWrites;
+  budget: BrowserFailureBudget;
+  /** How long a concurrency slot outlives its request's deadline if the server holding it dies. */
+  leaseGraceMs: number;
+  /** This process, as the ledger names it. */
+  instanceId: string;
+  /** Told of a slot release that failed outright (the slot then expires on its own). */
+  onReleaseFailed?: (err: unknown) => void;
+  now?: () => number;
+}
+
+/** How long after its deadline a request may still be charged (its answer being made and sent). */
+export const SETTLE_GRACE_MS = 10_000;
+
+/**
+ * Everything a request costs, in one place. Read top to bottom:
+ *
+ * 1. `reserve`: a key of an uncapped plan is authenticated and debited, and the request's ledger
+ *    row written, by one round trip (the debit is the authentication). Only when that changes
+ *    nothing is the key read, to say why (403 unknown, revoked, out of credits; 429 past its
+ *    browser-failure budget), to roll its period over, or, for a capped plan, to take a
+ *    concurrency slot (409 when all are held) and then reserve.
+ * 2. The request runs.
+ * 3. Its reservation is settled once: `charge` for a 200, durable before the 200 is sent;
+ *    `refund` otherwise, into the period the credits came from. A reservation nobody settles
+ *    (the process was killed, the database was away) is refunded by reconciliation once it can
+ *    no longer be charged (reconciler.ts).
+ *
+ * Periods are monthly from the key's creation; an ended period is closed (its balance kept for
+ * the books) and the next opened with the full balance when the key is next used.
+ */
+export class Billing {
+  private readonly now: () => number;
+
+  constructor(private readonly options: BillingOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The key's account in its current period (rolled over if the last one ended): /v2/usage. */
+  async account(apiKey: string): Promise<KeyAccount> {
+    return this.current(hashApiKey(apiKey), this.now());
+  }
+
+  /** `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. */
+  async reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }): Promise<Reservation> {
+    const keyHash = hashApiKey(apiKey);
+    const { store, budget } = this.options;
+    const entry: LedgerEntry = { ...request, requestId: randomUUID(), instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
+    if (await store.reserveByHash(keyHash, debit, budget, entry)) return this.reservation(entry, debit, deadline.at, undefined);
+    let key = await this.current(keyHash, debit.at);
+    this.refuseIfOverLimits(key, debit);
+    const lease = await this.takeSlot(key, entry.requestId, deadline.budgetMs + this.options.leaseGraceMs);
+    try {
+      if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry))) {
+        // Drained by a concurrent request, or the period just rolled over: read again, once.
+        key = await this.current(keyHash, debit.at);
+        this.refuseIfOverLimits(key, debit);
+        if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry))) {
+          throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
+        }
+      }
+    } catch (err) {
+      if (lease) await this.release(lease);
+      throw err;
+    }
+    return this.reservation(entry, debit, deadline.at, lease);
+  }
+
+  /** Gives what waits for the database a last try; the ledger holds it anyway. */
+  close(): Promise<void> {
+    return this.options.deferred.close();
+  }
+
+  /** The active key, in the period containing `at`; InvalidKeyError for an unknown or revoked one. */
+  private async current(keyHash: string, at: number): Promise<KeyAccount> {
+    const { store } = this.options;
+    const key = await store.findKey(keyHash);
+    if (!key || key.revokedAt !== null) throw new InvalidKeyError();
+    if (at < key.periodEnd) return key;
+    // Conditional on the old period, so that concurrent requests (or servers) roll it only once.
+    await store.rollPeriod(key.id, key.periodEnd, currentPeriod(key.periodStart, key.periodEnd, at), this.now());
+    const rolled = await store.findKey(keyHash);
+    if (!rolled || rolled.revokedAt !== null) throw new InvalidKeyError();
+    return rolled;
+  }
+
+  private refuseIfOverLimits(key: KeyAccount, debit: Debit): void {
+    if (key.creditsRemaining < debit.cost) throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
+    const { budget } = this.options;
+    if (pastBudget(key, debit, budget)) {
+      throw new BrowserBudgetExceededError(key.browserFailures, key.browserAttempts, secondsUntilWindowEnds(key, debit.at, budget));
+    }
+  }
+
+  /** A slot of a capped plan, held for `ttlMs` at most (a dead server's slot expires on its own). */
+  private async takeSlot(key: KeyAccount, requestId: string, ttlMs: number): Promise<Lease | undefined> {
+    if (key.maxConcurrency === null) return undefined;
+    for (let slot = 0; slot < key.maxConcurrency; slot++) {
+      const lease = { apiKeyId: key.id, slot, leaseId: requestId };
+      const now = this.now();
+      if (await this.options.store.takeSlot(lease, now + ttlMs, now)) return lease;
+    }
+    throw new ConcurrencyLimitError(key.maxConcurrency);
+  }
+
+  private async release(lease: Lease): Promise<void> {
+    try {
+      await this.options.deferred.run(`the release of slot ${lease.slot} of key #${lease.apiKeyId}`, () => this.options.store.releaseSlot(lease), {
+        idempotent: true,
+      });
+    } catch (err) {
+      this.options.onReleaseFailed?.(err);
+    }
+  }
+
+  private reservation(entry: LedgerEntry, debit: Debit, deadlineAt: number, lease: Lease | undefined): Reservation {
+    const reservedAt = this.now();
+    let settled = false;
+    const once = () => {
+      if (settled) throw new Error('a reservation is settled once');
+      settled = true;
+    };
+    // A duration is a request's (seconds); a clock that jumps must not overflow its column.
+    const settlement = (outcome: Outcome): Settlement => ({ ...outcome, endedAt: this.now(), durationMs: Math.min(Math.max(0, this.now() - debit.at), 2 ** 31 - 1) });
+    const { store } = this.options;
+    return {
+      cost: debit.cost,
+      requestId: entry.requestId,
+      charge: async (outcome) => {
+        once();
+        const result = await settleCharge(store, entry, settlement(outcome), { reservedAt, deadlineAt, now: this.now });
+        if (result !== 'charged') {
+          // Not charged: the reservation is still to be settled, by a refund.
+          settled = false;
+          throw new ChargeNotRecordedError(entry.requestId, result === 'unknown');
+        }
+        if (lease) await this.release(lease);
+      },
+      refund: async (outcome, failure) => {
+        once();
+        try {
+          await this.options.deferred.run(`the refund of request ${entry.requestId}`, () => store.refund(entry.requestId, settlement(outcome), failure, 'request'), {
+            idempotent: true,
+          });
+        } catch (err) {
+          // The row stays reserved: reconciliation refunds it. The caller's answer stands.
+          if (!isDatabaseUnavailable(err)) throw err;
+        }
+        // The refund frees a capped key's slot in the same statement; a deferred one, here.
+        if (lease) await this.release(lease);
+      },
+    };
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Why the billing refused a request before anything was fetched. Not HTTP: the one translation
+ * at the edge (to-api-error.ts) decides the status (403, 409, 429) and the words' frame.
+ */
+export abstract class BillingRefusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** The key is unknown or revoked. */
+export class InvalidKeyError extends BillingRefusal {
+  constructor() {
+    super('Invalid API key.');
+  }
+}
+
+/** The key's period has fewer credits left than the request costs. */
+export class InsufficientCreditsError extends BillingRefusal {
+  constructor(cost: number, remaining: number, periodEnd: number) {
+    super(`Not enough credits: this request costs ${cost} and ${remaining} remain until ${new Date(periodEnd).toISOString()}.`);
+  }
+}
+
+/** Every concurrency slot of the key's plan is held. */
+export class ConcurrencyLimitError extends BillingRefusal {
+  constructor(maxConcurrency: number) {
+    super(`Concurrent request limit of your plan (${maxConcurrency}) reached. Wait for a request to finish or upgrade the plan.`);
+  }
+}
+
+/** The key's browser requests failed uncharged too often this hour. */
+export class BrowserBudgetExceededError extends BillingRefusal {
+  constructor(
+    failures: number,
+    attempts: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `Too many browser requests of this key failed uncharged in the last hour (${failures} of ${attempts}). ` +
+        'Browser requests resume when the hour ends; plain requests (browser=false) are not limited.',
+    );
+  }
+}
+

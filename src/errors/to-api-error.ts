@@ -1,0 +1,73 @@
+import { ApiError, BadRequestError, ConflictError, ForbiddenError, InternalError, LockedError, NotFoundError, TooManyRequestsError, UnprocessableEntityError } from './api-error.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, BillingRefusal } from './billing-refusals.js';
+import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-errors.js';
+import {
+  AntiBotDetectedError,
+  BrowserFailureError,
+  DeadlineExceededError,
+  EngineError,
+  EngineUnavailableError,
+  InvalidSelectorError,
+  ProxyUnavailableError,
+  SelectorTimeoutError,
+  TargetUnusableError,
+  TargetUnreachableError,
+} from './engine-errors.js';
+import { InvalidValueError } from './invalid-value-error.js';
+
+/** Where an operation's parameter stands in the request: `['query', 'url']`, `['body', 'browser']`. */
+export type ParamLocator = (param: string) => Array<string | number>;
+
+export const inQuery: ParamLocator = (param) => ['query', param];
+
+function invalid(loc: Array<string | number>, msg: string, type: string): UnprocessableEntityError {
+  return new UnprocessableEntityError([{ loc, msg, type }]);
+}
+
+/** body-parser's errors carry a `type`; these are the caller's fault, not ours. */
+function fromBodyParser(err: unknown, maxRequestBodyBytes: number): ApiError | undefined {
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return new BadRequestError('The request body must be proper JSON.');
+  if (type === 'entity.too.large') return invalid(['body'], `the request body exceeds ${maxRequestBodyBytes} bytes`, 'value_error.body.too_large');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid') return new BadRequestError('The request body could not be read.');
+  return undefined;
+}
+
+/**
+ * The one place where what went wrong becomes an API answer: its status, and for a 422 where
+ * the parameter stood (`locate`, from the operation's own document). A target-side failure is
+ * never a 5xx: established clients retry every 5xx, and retrying a dead target only burns their
+ * time. Undefined: a bug, answered 500 with nothing internal in it.
+ */
+export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyBytes: number): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof InvalidValueError) {
+    return new UnprocessableEntityError(
+      err.values.map(({ param, msg, type, place }) => ({ loc: place === 'header' ? ['header', ...(param ? [param] : [])] : locate(param), msg, type })),
+    );
+  }
+  if (err instanceof BillingRefusal) {
+    if (err instanceof ConcurrencyLimitError) return new ConflictError(err.message);
+    if (err instanceof BrowserBudgetExceededError) return new TooManyRequestsError(err.message, err.retryAfterSeconds);
+    return new ForbiddenError(err.message);
+  }
+  if (err instanceof ChargeNotRecordedError) return new InternalError(err.detail);
+  if (err instanceof EngineError) return fromEngine(err, locate);
+  if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError({ cause: err });
+  return fromBodyParser(err, maxRequestBodyBytes);
+}
+
+function fromEngine(err: EngineError, locate: ParamLocator): ApiError {
+  if (err instanceof TargetUnreachableError) return new NotFoundError(`The target could not be reached: ${err.message}`);
+  if (err instanceof DeadlineExceededError || err instanceof SelectorTimeoutError) return new NotFoundError(`The request timed out: ${err.message}`);
+  if (err instanceof TargetUnusableError) return new NotFoundError(`The target's answer is not usable: ${err.message}`);
+  if (err instanceof AntiBotDetectedError) {
+    return new LockedError(`The target's anti-bot detection blocked the request (${err.vendor} ${err.wall}). Retry, or change the proxy type or country.`);
+  }
+  if (err instanceof InvalidSelectorError) return invalid(locate('wait_for_selector'), err.message, 'value_error.selector');
+  if (err instanceof ProxyUnavailableError) return invalid(locate(err.param), err.message, 'value_error.proxy_unavailable');
+  if (err instanceof EngineUnavailableError) return invalid(locate('browser'), err.message, 'value_error.engine_unavailable');
+  if (err instanceof BrowserFailureError) return new InternalError('The browser rendering the page failed; the request was not charged. Retry it.');
+  return new InternalError();
+}

@@ -1,0 +1,93 @@
+/**
+ * The database's own clock, in epoch ms, when the expression is evaluated (SYSDATE, not NOW: a
+ * statement that waited for a lock is judged by when it acts, not when it began).
+ */
+export const MYSQL_NOW_MS = 'CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)';
+
+/**
+ * The budget counting of a browser debit (billing/browser-budget.ts states the rule). MySQL
+ * reads a column assigned earlier in the same statement, so the window's start comes last.
+ */
+const COUNT_ATTEMPT = `browser_attempts = CASE WHEN p_browser = 0 THEN browser_attempts WHEN browser_window_start <= p_expired THEN 1 ELSE browser_attempts + 1 END,
+      browser_failures = CASE WHEN p_browser = 0 THEN browser_failures WHEN browser_window_start <= p_expired THEN 0 ELSE browser_failures END,
+      browser_window_start = CASE WHEN p_browser = 0 THEN browser_window_start WHEN browser_window_start <= p_expired THEN p_at ELSE browser_window_start END`;
+const WITHIN_BUDGET = `(p_browser = 0 OR browser_window_start <= p_budget_from OR browser_failures < p_allowance OR browser_failures * 2 < browser_attempts)`;
+
+const LEDGER_COLUMNS = `request_id, api_key_id, period_end, instance_id, operation, engine, proxy_type, proxy_country, target_host, cost, browser,
+      outcome, started_at, reserved_at_db, settle_limit_ms`;
+const LEDGER_VALUES = `p_request_id, id, period_end, p_instance, p_operation, p_engine, p_proxy_type, p_proxy_country, p_host, p_cost, p_browser,
+      'reserved', p_at, ${MYSQL_NOW_MS}, p_settle_limit_ms`;
+
+/**
+ * A reservation in one round trip: the key's debit and its ledger row, both or neither. By the
+ * key's hash for an uncapped key (the debit is the authentication), or by its id and period for
+ * a capped one (whose slot is already held). Answers one row: `reserved` 1 or 0.
+ */
+const RESERVE = `CREATE PROCEDURE scrapegate_reserve(
+  IN p_request_id VARCHAR(36), IN p_key_hash CHAR(64), IN p_api_key_id INT, IN p_period_end BIGINT,
+  IN p_cost INT, IN p_browser TINYINT, IN p_at BIGINT, IN p_expired BIGINT, IN p_budget_from BIGINT, IN p_allowance INT,
+  IN p_settle_limit_ms INT, IN p_instance VARCHAR(36), IN p_operation VARCHAR(40), IN p_engine VARCHAR(20),
+  IN p_proxy_type VARCHAR(20), IN p_proxy_country VARCHAR(2), IN p_host VARCHAR(255))
+BEGIN
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  START TRANSACTION;
+  IF p_api_key_id IS NULL THEN
+    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
+      WHERE key_hash = p_key_hash AND revoked_at IS NULL AND max_concurrency IS NULL
+        AND period_start <= p_at AND period_end > p_at AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
+  ELSE
+    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
+      WHERE id = p_api_key_id AND period_end = p_period_end AND revoked_at IS NULL AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
+  END IF;
+  IF ROW_COUNT() = 1 THEN
+    IF p_api_key_id IS NULL THEN
+      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE key_hash = p_key_hash;
+    ELSE
+      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE id = p_api_key_id;
+    END IF;
+    COMMIT;
+    SELECT 1 AS reserved;
+  ELSE
+    ROLLBACK;
+    SELECT 0 AS reserved;
+  END IF;
+END`;
+
+/**
+ * A refund, exactly once whoever sends it (the request, or any instance reconciling): the row
+ * moves from reserved to refunded and its credits go back into the period they came from (the
+ * key's current one, or a closed period's snapshot); an uncharged browser failure is counted;
+ * the request's concurrency slot is freed. Answers one row: `refunded` 1 or 0.
+ */
+const REFUND = `CREATE PROCEDURE scrapegate_refund(
+  IN p_request_id VARCHAR(36), IN p_ended_at BIGINT, IN p_status INT, IN p_page_status INT, IN p_duration INT,
+  IN p_failure VARCHAR(200), IN p_count_failure TINYINT, IN p_settled_by VARCHAR(10), IN p_proxy_country VARCHAR(2))
+BEGIN
+  DECLARE v_key INT DEFAULT NULL;
+  DECLARE v_period BIGINT DEFAULT NULL;
+  DECLARE v_cost INT DEFAULT NULL;
+  DECLARE v_started BIGINT DEFAULT NULL;
+  DECLARE v_browser TINYINT DEFAULT NULL;
+  DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+  START TRANSACTION;
+  SELECT api_key_id, period_end, cost, started_at, browser INTO v_key, v_period, v_cost, v_started, v_browser
+    FROM request_ledger WHERE request_id = p_request_id AND outcome = 'reserved' FOR UPDATE;
+  IF v_key IS NOT NULL THEN
+    UPDATE request_ledger SET outcome = 'refunded', settled_by = p_settled_by, ended_at = p_ended_at, status_sent = p_status,
+        page_status = p_page_status, duration_ms = p_duration, failure = p_failure, proxy_country = COALESCE(p_proxy_country, proxy_country)
+      WHERE request_id = p_request_id;
+    UPDATE api_keys SET credits_remaining = credits_remaining + v_cost,
+        browser_failures = CASE WHEN p_count_failure = 1 AND v_browser = 1 AND browser_window_start <= v_started THEN browser_failures + 1 ELSE browser_failures END
+      WHERE id = v_key AND period_end = v_period;
+    UPDATE key_periods SET credits_remaining = credits_remaining + v_cost WHERE api_key_id = v_key AND period_end = v_period;
+    DELETE FROM concurrency_leases WHERE lease_id = p_request_id;
+    COMMIT;
+    SELECT 1 AS refunded;
+  ELSE
+    ROLLBACK;
+    SELECT 0 AS refunded;
+  END IF;
+END`;
+
+/** Created by the ledger's migration (and dropped by its `down`). */
+export const MYSQL_PROCEDURES = ['DROP PROCEDURE IF EXISTS scrapegate_reserve', RESERVE, 'DROP PROCEDURE IF EXISTS scrapegate_refund', REFUND];

@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The rules of .dependency-cruiser.cjs, as `npm test` runs them, on the `src` folder under `root`. */
+function violations(root: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      `${ROOT}node_modules/.bin/depcruise`,
+      ['src', '--config', `${ROOT}.dependency-cruiser.cjs`, '--ts-config', 'tsconfig.json', '--output-type', 'json'],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout) => {
+        if (!stdout) return reject(err ?? new Error('no output from depcruise'));
+        const result = JSON.parse(stdout) as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } };
+        resolve(result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`));
+      },
+    );
+  });
+}
+
+describe('dependency rules (.dependency-cruiser.cjs)', function () {
+  this.timeout(60_000);
+
+  it('hold for the service: every import runs the way the layers do, and none is circular', async () => {
+    expect(await violations(ROOT)).to.deep.equal([]);
+  });
+
+  it('fail a deliberate wrong-way import and a deliberate cycle', async () => {
+    const found = await violations(fileURLToPath(new URL('../fixtures/wrong-way/', import.meta.url)));
+    expect(found).to.include('egress-below-fetchers: src/egress/way-out.ts → src/fetchers/engine.ts');
+    expect(found.some((v) => v.startsWith('no-circular: src/time/'))).to.equal(true);
+  });
+});

@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { testDatabases } from '../helpers/databases.js';
+import { useSuite } from '../helpers/suite.js';
+
+/**
+ * The query parser decodes parameter names, so `%78-api-key` is `x-api-key`: one meaning, the
+ * key. Whatever spelling authenticates, no log line may carry the key; a key given twice is
+ * ambiguous and refused.
+ */
+describe('API key spellings', function () {
+  this.timeout(60_000);
+  const s = useSuite(testDatabases()[0]);
+  let key: string;
+
+  before(async () => {
+    key = await s.store.key();
+  });
+
+  const raw = (path: string, query: string, init?: RequestInit) => fetch(`${s.server.base}${path}?${query}`, init);
+  const url = () => `url=${encodeURIComponent(s.target.url('/page'))}&browser=false`;
+
+  it('authenticates every spelling the query parser decodes to x-api-key, and logs none of them', async () => {
+    for (const name of ['x-api-key', '%78-api-key', 'x-api-k%65y', 'x%2Dapi-key', 'x%2dapi%2dkey']) {
+      const v2 = await raw('/v2/general', `${name}=${key}&${url()}`);
+      expect(v2.status, `v2 ${name}`).to.equal(200);
+      const v1 = await raw('/v1/general', `${url()}&${name}=${key}`);
+      expect(v1.status, `v1 ${name}`).to.equal(200);
+      const usage = await raw('/v2/usage', `${name}=${key}`);
+      expect(usage.status, `usage ${name}`).to.equal(200);
+    }
+    // Spellings the parser does not read as the key are not the key (and are not logged either).
+    for (const name of ['X-API-KEY', 'x_api_key', 'x-api-key%00']) {
+      const res = await raw('/v2/general', `${name}=${key}&${url()}`);
+      expect(res.status, name).to.equal(422);
+    }
+    await s.server.logLine('request');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const output = s.server.rawOutput.join('\n');
+    expect(output).to.contain('[redacted]');
+    expect(output, 'the key in a log line').to.not.contain(key);
+    expect(output, 'part of the key in a log line').to.not.contain(key.slice(3, 20));
+  });
+
+  it('refuses a key given twice, in any two spellings, as ambiguous (422), and logs neither', async () => {
+    for (const query of [`x-api-key=${key}&%78-api-key=${key}`, `x-api-key=${key}&x-api-key=sg_other`]) {
+      const res = await raw('/v2/general', `${query}&${url()}`);
+      expect(res.status, query).to.equal(422);
+      expect(((await res.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).to.deep.equal(['query', 'x-api-key']);
+    }
+    expect(s.server.rawOutput.join('\n')).to.not.contain('sg_other');
+  });
+});
