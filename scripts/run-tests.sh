@@ -7,6 +7,14 @@ export SE_OFFLINE=true SE_AVOID_STATS=true
 log=$(mktemp)
 status=0
 
+# The MySQL suites run in a schema of their own, created here and dropped at the end, so nothing a
+# previous run or another checkout left in the shared database (tables, recorded migrations) is met.
+if [ -n "${TEST_MYSQL_URL:-}" ]; then
+  TEST_MYSQL_URL=$(node --import tsx scripts/test-schema.ts create "$TEST_MYSQL_URL") || { echo "could not create the run's MySQL schema" >&2; exit 1; }
+  export TEST_MYSQL_URL
+  trap 'node --import tsx scripts/test-schema.ts drop "$TEST_MYSQL_URL" || true' EXIT
+fi
+
 echo "== typecheck"
 node_modules/.bin/tsc -p tsconfig.json || status=1
 
