@@ -18,7 +18,7 @@ describe('loadConfig', () => {
   });
 
   it('reads the browser engine settings', () => {
-    const c = loadConfig({ BROWSER_POOL_SIZE: '0', BROWSER_MAX_PAGES: '5', BROWSER_MAX_MEMORY_MB: '300', SELENIUM_REMOTE_URL: 'http://127.0.0.1:4444' });
+    const c = loadConfig({ BROWSER_POOL_SIZE: '0', BROWSER_MAX_PAGES: '5', BROWSER_MAX_MEMORY_MB: '300', SELENIUM_REMOTE_URL: 'http://127.0.0.1:4444', BROWSER_IDLE_CHECK_SECONDS: '20' });
     expect(c.browser).to.deep.equal({
       poolSize: 0,
       maxPages: 5,
@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       chromedriverPath: undefined,
       remoteUrl: 'http://127.0.0.1:4444',
       gatewayHost: '127.0.0.1',
+      idleCheckMs: 20_000,
     });
     expect(() => loadConfig({ SELENIUM_REMOTE_URL: 'grid:4444' })).to.throw(ConfigError, /SELENIUM_REMOTE_URL/);
   });
