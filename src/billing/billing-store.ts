@@ -76,11 +76,11 @@ export interface BillingStore {
    * The hot path's first round trip: authenticates an active, uncapped key by its hash, takes the
    * credits from the period containing `debit.at` (for a browser request, only within the
    * failure budget, counting the attempt) and writes the ledger row, all or nothing. False says
-   * only that something did not hold.
+   * only that something did not hold. `timeoutMs` bounds the statement (a frozen server).
    */
-  reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean>;
+  reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean>;
   /** The same for a capped key, by its id and the period it must still be in (its slot is held). */
-  reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean>;
+  reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean>;
   /**
    * The hot path's second round trip: the reserved row becomes charged, only if the database's
    * clock says less than `windowMs` has passed since it was reserved (so a charge still in flight
@@ -91,9 +91,9 @@ export interface BillingStore {
   /**
    * The reserved row becomes refunded and its credits go back into their period, the key's
    * uncharged browser failure counted when `countFailure`, its slot freed; once, whoever calls.
-   * True when it was refunded by this call.
+   * True when it was refunded by this call. `timeoutMs` bounds the statement.
    */
-  refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean>;
+  refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile', timeoutMs?: number): Promise<boolean>;
   /** Where a request's row stands (after an answer lost on the way). */
   outcomeOf(requestId: string, timeoutMs: number): Promise<LedgerOutcome | undefined>;
   /** The key hashed `keyHash`, revoked or not; reads only. */
@@ -102,8 +102,8 @@ export interface BillingStore {
   rollPeriod(apiKeyId: number, from: number, next: { start: number; end: number }, at: number): Promise<void>;
   /** Takes `lease.slot` until `expiresAt`: true when it was free, or its holder's lease had expired at `now`. */
   takeSlot(lease: Lease, expiresAt: number, now: number): Promise<boolean>;
-  /** Frees the slot, only if `lease` still holds it. */
-  releaseSlot(lease: Lease): Promise<void>;
+  /** Frees the slot, only if `lease` still holds it. `timeoutMs` bounds the statement. */
+  releaseSlot(lease: Lease, timeoutMs?: number): Promise<void>;
 }
 
 /** A key's period whose credits consumed differ from what its ledger says was spent. */

@@ -5,6 +5,7 @@ import { isDatabaseUnavailable } from '../errors/database-errors.js';
 import { currentPeriod } from './billing-period.js';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
 import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';
+import { boundedCall } from './bounded-call.js';
 import { settleCharge } from './charge-settlement.js';
 import type { DeferredWrites } from './deferred-writes.js';
 
@@ -53,6 +54,17 @@ export interface BillingOptions {
 
 /** How long after its deadline a request may still be charged (its answer being made and sent). */
 export const SETTLE_GRACE_MS = 10_000;
+/**
+ * A request's own statements are bounded well inside its deadline, also against a frozen
+ * database: the reserve by this (or the time left, if less), so the request answers 500 in time.
+ */
+const RESERVE_LIMIT_MS = 3_000;
+/**
+ * A refund or slot release a request makes on its way out waits this long at most: past it the
+ * write is retried in the background (deferred-writes.ts) and made by reconciliation in any case,
+ * and either applies once, so the answer need not wait for it.
+ */
+const GIVE_BACK_LIMIT_MS = 1_000;
 
 /**
  * Everything a request costs, in one place. Read top to bottom:
@@ -83,21 +95,30 @@ export class Billing {
     return this.current(hashApiKey(apiKey), this.now());
   }
 
-  /** `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. */
-  async reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }): Promise<Reservation> {
+  /**
+   * `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. Bounded
+   * in all by RESERVE_LIMIT_MS (or the time left): a reservation given up on may still land, and
+   * is then refunded by reconciliation.
+   */
+  reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }): Promise<Reservation> {
+    const limit = () => Math.max(250, Math.min(RESERVE_LIMIT_MS, deadline.at - this.now()));
+    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(apiKey, debit, request, deadline, limit));
+  }
+
+  private async reserveUnbounded(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, limit: () => number): Promise<Reservation> {
     const keyHash = hashApiKey(apiKey);
     const { store, budget } = this.options;
     const entry: LedgerEntry = { ...request, requestId: randomUUID(), instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
-    if (await store.reserveByHash(keyHash, debit, budget, entry)) return this.reservation(entry, debit, deadline.at, undefined);
+    if (await store.reserveByHash(keyHash, debit, budget, entry, limit())) return this.reservation(entry, debit, deadline.at, undefined);
     let key = await this.current(keyHash, debit.at);
     this.refuseIfOverLimits(key, debit);
     const lease = await this.takeSlot(key, entry.requestId, deadline.budgetMs + this.options.leaseGraceMs);
     try {
-      if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry))) {
+      if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry, limit()))) {
         // Drained by a concurrent request, or the period just rolled over: read again, once.
         key = await this.current(keyHash, debit.at);
         this.refuseIfOverLimits(key, debit);
-        if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry))) {
+        if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry, limit()))) {
           throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
         }
       }
@@ -147,9 +168,8 @@ export class Billing {
 
   private async release(lease: Lease): Promise<void> {
     try {
-      await this.options.deferred.run(`the release of slot ${lease.slot} of key #${lease.apiKeyId}`, () => this.options.store.releaseSlot(lease), {
-        idempotent: true,
-      });
+      const what = `the release of slot ${lease.slot} of key #${lease.apiKeyId}`;
+      await boundedCall(what, GIVE_BACK_LIMIT_MS, () => this.options.deferred.run(what, () => this.options.store.releaseSlot(lease, GIVE_BACK_LIMIT_MS), { idempotent: true }));
     } catch (err) {
       this.options.onReleaseFailed?.(err);
     }
@@ -180,16 +200,22 @@ export class Billing {
       },
       refund: async (outcome, failure) => {
         once();
+        let databaseAway = false;
         try {
-          await this.options.deferred.run(`the refund of request ${entry.requestId}`, () => store.refund(entry.requestId, settlement(outcome), failure, 'request'), {
-            idempotent: true,
-          });
+          const what = `the refund of request ${entry.requestId}`;
+          const write = () => store.refund(entry.requestId, settlement(outcome), failure, 'request', GIVE_BACK_LIMIT_MS);
+          await boundedCall(what, GIVE_BACK_LIMIT_MS, () => this.options.deferred.run(what, write, { idempotent: true }));
         } catch (err) {
           // The row stays reserved: reconciliation refunds it. The caller's answer stands.
           if (!isDatabaseUnavailable(err)) throw err;
+          databaseAway = true;
         }
-        // The refund frees a capped key's slot in the same statement; a deferred one, here.
-        if (lease) await this.release(lease);
+        // The refund frees a capped key's slot in the same statement; a deferred one, here. With
+        // the database away the answer does not wait for it (the slot expires or is freed later).
+        if (lease) {
+          const released = this.release(lease);
+          if (!databaseAway) await released;
+        }
       },
     };
   }

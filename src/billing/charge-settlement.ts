@@ -1,13 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnavailable } from '../errors/database-errors.js';
+import { isDatabaseUnavailable, mayHaveRun } from '../errors/database-errors.js';
+import { boundedCall } from './bounded-call.js';
 import type { BillingStore, LedgerEntry, LedgerOutcome, Settlement } from './billing-store.js';
 
-/** A charge may always take this long, however close the request came to its deadline. */
-const MIN_CHARGE_WAIT_MS = 2_000;
+/**
+ * The answer is given by the request's deadline, or this long after the charge began if that is
+ * later (a request that ran close to its deadline still gets to charge).
+ */
+const MIN_CHARGE_WAIT_MS = 1_500;
 /** Kept between the last moment a charge may land and the row's settle limit (when it is refunded). */
 const LIMIT_MARGIN_MS = 1_000;
-/** After that moment, how long the row is still asked for where it stands. */
-const VERIFY_MS = 2_000;
+/** Before the answer is due, this long is kept for asking the row where it stands. */
+const VERIFY_MS = 500;
 const READ_TIMEOUT_MS = 1_000;
 const POLL_MS = 200;
 
@@ -32,20 +36,24 @@ export interface ChargeClock {
  *
  * When the answer is lost (the connection died, the statement timed out), the row itself is
  * asked: charged, or still reserved (then charged again while there is time), until a read after
- * `giveUpAt` proves that nothing can land any more. Only a database unreachable for all of that
- * leaves the outcome unknown.
+ * `giveUpAt` proves that nothing can land any more. Only a database unreachable for all of that,
+ * after a charge reached it and lost its answer, leaves the outcome unknown.
  */
 export async function settleCharge(store: BillingStore, entry: LedgerEntry, settlement: Settlement, clock: ChargeClock): Promise<ChargeResult> {
   const started = clock.now();
-  const giveUpAt = Math.min(Math.max(clock.deadlineAt, started + MIN_CHARGE_WAIT_MS), clock.reservedAt + entry.settleLimitMs - LIMIT_MARGIN_MS);
+  const answerBy = Math.max(clock.deadlineAt, started + MIN_CHARGE_WAIT_MS);
+  const giveUpAt = Math.min(answerBy - VERIFY_MS, clock.reservedAt + entry.settleLimitMs - LIMIT_MARGIN_MS);
   const windowMs = giveUpAt - clock.reservedAt;
+  // Whether any attempt reached the database and lost its answer (else none ever ran).
+  let mayHaveLanded = false;
   const attempt = async (): Promise<boolean | undefined> => {
     const left = giveUpAt - clock.now();
     if (left <= 0) return false;
     try {
-      return await store.charge(entry.requestId, settlement, windowMs, left);
+      return await boundedCall('the charge', left, () => store.charge(entry.requestId, settlement, windowMs, left));
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
+      if (mayHaveRun(err)) mayHaveLanded = true;
       return undefined;
     }
   };
@@ -56,7 +64,8 @@ export async function settleCharge(store: BillingStore, entry: LedgerEntry, sett
     const asked = clock.now();
     let outcome: LedgerOutcome | undefined;
     try {
-      outcome = await store.outcomeOf(entry.requestId, READ_TIMEOUT_MS);
+      const readMs = Math.max(50, Math.min(READ_TIMEOUT_MS, answerBy - asked));
+      outcome = await boundedCall('the charge\'s read-back', readMs, () => store.outcomeOf(entry.requestId, readMs));
     } catch (err) {
       if (!isDatabaseUnavailable(err)) throw err;
     }
@@ -66,7 +75,8 @@ export async function settleCharge(store: BillingStore, entry: LedgerEntry, sett
       if (asked >= giveUpAt) return 'not charged';
       if ((await attempt()) === true) return 'charged';
     }
-    if (clock.now() >= giveUpAt + VERIFY_MS) return 'unknown';
+    // Unreachable throughout: unknown only if a charge was sent and its answer lost.
+    if (clock.now() >= answerBy) return mayHaveLanded ? 'unknown' : 'not charged';
     await sleep(POLL_MS);
   }
 }

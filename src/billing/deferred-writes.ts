@@ -43,10 +43,10 @@ function messageOf(err: unknown): string {
  * database takes it; the request goes on at once. Both writes are conditional (a refund only into
  * the period it was taken from, a slot only by its own lease id), so a late one is still right.
  *
- * Not exact in two cases, both reported (onUncertain, onLost): a refund whose connection was lost
- * after it was sent may have been applied already, and is applied again; and this queue is kept
- * in memory, so a process that dies during an outage loses what is pending (a slot still expires
- * on its own; a refund is lost).
+ * Only a cache in front of the ledger: a refund is applied once however often it is retried (it
+ * only changes a row still reserved), and what a dead process still held here is done by
+ * reconciliation (a reserved row past its settle limit is refunded, the slot of a settled row
+ * freed). The queue just settles sooner while the process lives.
  */
 export class DeferredWrites {
   private readonly pending: PendingWrite[] = [];

@@ -3,8 +3,12 @@
  * answered 500 instead. `uncertain`: the database was unreachable throughout, so the charge may
  * have landed after all; the request id is logged for the operator.
  */
+export const CHARGE_NOT_RECORDED_DETAIL = "The service could not record this request's charge; it was not charged. Retry it.";
+export const CHARGE_UNCERTAIN_DETAIL =
+  "The service's database was unavailable while this request's charge was recorded, so it may have been charged (Svc-request-id names it in the ledger). Retry shortly.";
+
 export class ChargeNotRecordedError extends Error {
-  readonly detail = "The service could not record this request's charge; it was not charged. Retry it.";
+  readonly detail: string;
 
   constructor(
     readonly requestId: string,
@@ -12,5 +16,6 @@ export class ChargeNotRecordedError extends Error {
   ) {
     super(`the charge of request ${requestId} was not recorded${uncertain ? ' (uncertain: the database was unreachable)' : ''}`);
     this.name = 'ChargeNotRecordedError';
+    this.detail = uncertain ? CHARGE_UNCERTAIN_DETAIL : CHARGE_NOT_RECORDED_DETAIL;
   }
 }

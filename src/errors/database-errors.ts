@@ -12,6 +12,19 @@ export class DatabaseUnavailableError extends InternalError {
 }
 
 /**
+ * A database call that passed the time its caller could give it (the pool's wait included): the
+ * call is left to finish or fail on its own, and may still be carried out.
+ */
+export class DatabaseTimeLimitError extends Error {
+  readonly code = 'SCRAPEGATE_DB_TIME_LIMIT';
+
+  constructor(what: string, ms: number) {
+    super(`${what} took longer than ${ms} ms`);
+    this.name = 'DatabaseTimeLimitError';
+  }
+}
+
+/**
  * Codes that say the database, not the statement, is the problem: MySQL/MariaDB refusing work
  * while it shuts down, after killing our connection or out of connections or threads, or read-only
  * (as during a failover); SQLite's lock held by another process past busy_timeout.
@@ -26,6 +39,7 @@ const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
   'ER_OPTION_PREVENTS_STATEMENT',
   // A statement that passed its time limit (a frozen server): mysql2 ends its connection.
   'PROTOCOL_SEQUENCE_TIMEOUT',
+  'SCRAPEGATE_DB_TIME_LIMIT',
   'SQLITE_BUSY',
   'SQLITE_BUSY_SNAPSHOT',
   'SQLITE_BUSY_RECOVERY',
@@ -73,6 +87,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 const OUTCOME_UNKNOWN_CODES: ReadonlySet<string> = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
+  'SCRAPEGATE_DB_TIME_LIMIT',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',

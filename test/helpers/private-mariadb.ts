@@ -44,7 +44,10 @@ export class PrivateMariaDb {
   private installed = false;
   /** If the test process ends without cleanup() (a crash, a Ctrl-C), the server still goes with it. */
   private readonly killOnExit = () => {
-    if (this.running) this.child?.kill('SIGKILL');
+    if (this.running) {
+      this.child?.kill('SIGCONT');
+      this.child?.kill('SIGKILL');
+    }
   };
   port = 0;
 
@@ -128,6 +131,24 @@ export class PrivateMariaDb {
     clearTimeout(timer);
   }
 
+  /** A crash: SIGKILL, whatever it was doing (InnoDB recovers on the next start). */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.running) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  /** A frozen server (SIGSTOP): connections stay open, nothing answers, until `thaw`. */
+  freeze(): void {
+    if (this.running) this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    if (this.running) this.child?.kill('SIGCONT');
+  }
+
   /** Kills the server if it still runs and removes its data: the end of the test, whatever happened. */
   async cleanup(): Promise<void> {
     await this.kill();
@@ -150,13 +171,5 @@ export class PrivateMariaDb {
 
   private get errorLog(): string {
     return join(this.dir, 'error.log');
-  }
-
-  private async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || !this.running) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
   }
 }

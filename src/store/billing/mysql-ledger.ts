@@ -20,17 +20,22 @@ function answered(result: unknown, column: string): boolean {
  * procedures (mysql-procedures.ts), atomic and rolled back whole on any error; the charge is one
  * statement. Every time limit is measured on the database's clock.
  */
+/** A statement's own time limit, when its caller gives one (else the connection's default applies). */
+function limited(timeoutMs: number | undefined): { timeout?: number } {
+  return timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
+}
+
 export class MysqlLedger {
   constructor(private readonly knex: Knex) {}
 
-  async reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
+  async reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean> {
     const b = budgetBindings(debit.at, budget);
     const byHash = 'hash' in key;
     const result = await this.knex.raw('CALL scrapegate_reserve(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       entry.requestId, byHash ? key.hash : null, byHash ? null : key.id, byHash ? null : key.periodEnd,
       debit.cost, debit.browser ? 1 : 0, debit.at, b.expired, b.from, b.allowance,
       entry.settleLimitMs, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
-    ]);
+    ]).options(limited(timeoutMs));
     return answered(result, 'reserved');
   }
 
@@ -39,10 +44,10 @@ export class MysqlLedger {
     return changedRows(await this.knex.raw(CHARGE, bindings).options({ timeout: Math.max(1, Math.ceil(timeoutMs)) })) === 1;
   }
 
-  async refund(requestId: string, s: Settlement, countFailure: boolean, settledBy: string): Promise<boolean> {
+  async refund(requestId: string, s: Settlement, countFailure: boolean, settledBy: string, timeoutMs?: number): Promise<boolean> {
     const result = await this.knex.raw('CALL scrapegate_refund(?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       requestId, s.endedAt, s.status, s.pageStatus, s.durationMs, s.failure, countFailure ? 1 : 0, settledBy, s.proxyCountry,
-    ]);
+    ]).options(limited(timeoutMs));
     return answered(result, 'refunded');
   }
 }

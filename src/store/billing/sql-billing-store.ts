@@ -26,20 +26,20 @@ export class SqlBillingStore implements BillingStore {
     this.ledger = db.dialect === 'mysql' ? new MysqlLedger(db.knex) : new SqliteLedger(db.knex);
   }
 
-  reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
-    return retryingLostLocks(() => this.ledger.reserve({ hash: keyHash }, debit, budget, entry));
+  reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean> {
+    return retryingLostLocks(() => this.ledger.reserve({ hash: keyHash }, debit, budget, entry, timeoutMs));
   }
 
-  reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
-    return retryingLostLocks(() => this.ledger.reserve({ id: apiKeyId, periodEnd }, debit, budget, entry));
+  reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean> {
+    return retryingLostLocks(() => this.ledger.reserve({ id: apiKeyId, periodEnd }, debit, budget, entry, timeoutMs));
   }
 
   charge(requestId: string, settlement: Settlement, windowMs: number, timeoutMs: number): Promise<boolean> {
     return retryingLostLocks(() => this.ledger.charge(requestId, settlement, windowMs, timeoutMs));
   }
 
-  refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean> {
-    return retryingLostLocks(() => this.ledger.refund(requestId, settlement, countFailure, settledBy));
+  refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile', timeoutMs?: number): Promise<boolean> {
+    return retryingLostLocks(() => this.ledger.refund(requestId, settlement, countFailure, settledBy, timeoutMs));
   }
 
   async outcomeOf(requestId: string, timeoutMs: number): Promise<LedgerOutcome | undefined> {
@@ -85,7 +85,9 @@ export class SqlBillingStore implements BillingStore {
     return false;
   }
 
-  async releaseSlot(lease: Lease): Promise<void> {
-    await retryingLostLocks(() => this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete());
+  async releaseSlot(lease: Lease, timeoutMs?: number): Promise<void> {
+    // mysql2's own limit (options.timeout) ends the connection, so nothing waits behind a hung statement.
+    const limit = timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
+    await retryingLostLocks(() => this.knex('concurrency_leases').where({ api_key_id: lease.apiKeyId, slot: lease.slot, lease_id: lease.leaseId }).delete().options(limit));
   }
 }
