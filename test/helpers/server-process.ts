@@ -29,6 +29,11 @@ export class ServerProcess {
     return this.child?.pid ?? 0;
   }
 
+  /** Whether the process has exited (on its own or by a signal: then `exitCode` stays null). */
+  private get exited(): boolean {
+    return !this.child || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
   get base(): string {
     return `http://${this.env.HOST ?? '127.0.0.1'}:${this.port}`;
   }
@@ -75,7 +80,7 @@ export class ServerProcess {
   async ready(timeoutMs = 90_000): Promise<void> {
     const started = Date.now();
     for (;;) {
-      if (this.child?.exitCode !== null) throw new Error(`server exited before it was ready:\n${this.rawOutput.join('\n')}`);
+      if (this.exited) throw new Error(`server exited before it was ready:\n${this.rawOutput.join('\n')}`);
       const res = await fetch(`${this.base}/readyz`).catch(() => undefined);
       const said = res ? await res.text() : 'no answer';
       if (res?.status === 200) return;
@@ -98,14 +103,14 @@ export class ServerProcess {
   /** Resolves with the exit code when the process exits on its own. */
   exitCode(): Promise<number | null> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    if (!child || this.exited) return Promise.resolve(child?.exitCode ?? null);
     return once(child, 'exit').then(([code]) => code as number | null);
   }
 
   /** Sends `signal`; resolves with the exit code once the process has exited. */
   signal(signal: NodeJS.Signals): Promise<number | null> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    if (!child || this.exited) return Promise.resolve(child?.exitCode ?? null);
     const exited = once(child, 'exit').then(([code]) => code as number | null);
     child.kill(signal);
     return exited;
@@ -113,7 +118,7 @@ export class ServerProcess {
 
   /** A graceful stop (SIGTERM), as an operator would. */
   async stop(): Promise<void> {
-    if (!this.child || this.child.exitCode !== null) return;
+    if (!this.child || this.exited) return;
     const exited = once(this.child, 'exit');
     this.child.kill('SIGTERM');
     await exited;
@@ -121,7 +126,7 @@ export class ServerProcess {
 
   /** A crash: SIGKILL, nothing cleaned up. */
   async kill(): Promise<void> {
-    if (!this.child || this.child.exitCode !== null) return;
+    if (!this.child || this.exited) return;
     const exited = once(this.child, 'exit');
     this.child.kill('SIGKILL');
     await exited;
