@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import mysql from 'mysql2/promise';
+import { TestStore } from '../helpers/keys.js';
+import { PrivateMariaDb } from '../helpers/private-mariadb.js';
+import { ServerProcess } from '../helpers/server-process.js';
+import { TargetServer } from '../helpers/target-server.js';
+
+const REQUESTS = 100;
+
+/**
+ * The ledger's price on MySQL, counted by the database itself: the server's `Questions` (every
+ * statement a client sends, a stored procedure's CALL as one) on a private MariaDB that nothing
+ * else uses, across sequential successful requests. Reserve and charge: two round trips.
+ */
+describe('the hot path on MySQL (private MariaDB)', function () {
+  this.timeout(90_000);
+  const mariadb = new PrivateMariaDb();
+  const target = new TargetServer();
+  let store: TestStore;
+  let server: ServerProcess;
+
+  before(async function () {
+    if (!PrivateMariaDb.available()) this.skip();
+    await mariadb.start();
+    await target.start();
+    store = await TestStore.open(mariadb.url);
+    // Reconciliation and upkeep run at start and then not again within the test.
+    server = await new ServerProcess({
+      DATABASE_URL: mariadb.url,
+      ALLOW_PRIVATE_TARGETS: 'true',
+      BROWSER_POOL_SIZE: '0',
+      RECONCILE_INTERVAL_SECONDS: '3600',
+      UPKEEP_INTERVAL_SECONDS: '86400',
+    }).start();
+  });
+
+  after(async () => {
+    await server?.stop();
+    await store?.close();
+    await target.stop();
+    await mariadb.cleanup();
+  });
+
+  it(`takes two round trips per successful request (${REQUESTS} in a row)`, async () => {
+    const key = await store.key({ credits: 10_000 });
+    const call = () => fetch(`${server.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', target.url('/page')], ['browser', 'false']])}`);
+    for (let i = 0; i < 10; i++) expect((await call()).status).to.equal(200);
+    const conn = await mysql.createConnection(mariadb.url);
+    try {
+      const questions = async () => Number(((await conn.query("SHOW GLOBAL STATUS LIKE 'Questions'"))[0] as Array<{ Value: string }>)[0].Value);
+      const before = await questions();
+      for (let i = 0; i < REQUESTS; i++) {
+        const res = await call();
+        await res.arrayBuffer();
+        expect(res.status).to.equal(200);
+      }
+      // The second SHOW is itself counted once.
+      const perRequest = (await questions() - before - 1) / REQUESTS;
+      console.log(`      ${perRequest.toFixed(2)} statements per successful request`);
+      expect(perRequest).to.be.at.most(2);
+    } finally {
+      await conn.end();
+    }
+    expect(await store.remaining(key)).to.equal(10_000 - 10 - REQUESTS);
+  });
+});
