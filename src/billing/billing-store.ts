@@ -122,8 +122,12 @@ export interface Discrepancy {
 export interface LedgerBooks {
   /** Requests reserved longer ago than their settle limit plus `marginMs`, on the database's clock. */
   staleReservations(marginMs: number, limit: number): Promise<string[]>;
-  /** Frees the slots of requests already settled (a release that met an outage). */
-  releaseSettledSlots(): Promise<number>;
+  /**
+   * Frees the slots of requests already settled (a release that met an outage), and deletes
+   * leases expired more than `expiredForMs` ago (a slot taken by a request that died before its
+   * reservation landed): they hold nothing, but an operator counting rows would see them.
+   */
+  releaseSettledSlots(expiredForMs: number): Promise<number>;
   /** Recomputes one UTC day's per-key totals (`YYYY-MM-DD`) from the ledger. */
   rollupDay(day: string, at: number): Promise<void>;
   /** Deletes up to `limit` settled rows that started before `before`, on days already totalled. */

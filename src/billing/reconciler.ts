@@ -53,7 +53,7 @@ export class Reconciler {
       }
       if (stale.length < BATCH) break;
     }
-    await books.releaseSettledSlots();
+    await books.releaseSettledSlots(marginMs);
     return refunded;
   }
 

@@ -122,7 +122,7 @@ for (const database of testDatabases()) {
       expect(rows.filter((r) => r.outcome === 'reserved'), 'reservations never settled').to.deep.equal([]);
       const answered = sent.filter((s): s is Sent & { status: number } => s.status !== undefined);
       const received200 = answered.filter((s) => s.status === 200);
-      expect(received200.length, 'answers of 200 received').to.be.greaterThan(100);
+      expect(received200.length, 'answers of 200 received').to.be.greaterThan(50);
       expect(kills).to.have.length(KILLS);
       const uncertain = uncertainCharges(logs);
       expect(answersAgainstLedger(answered, rows, uncertain), 'answers whose ledger row disagrees').to.deep.equal([]);

@@ -9,7 +9,7 @@ import { booksBalance, ledgerRows, unsettled } from '../helpers/ledger-checks.js
 import { ServerProcess } from '../helpers/server-process.js';
 
 const mysql = testDatabases().find((d) => d.name === 'mysql');
-const PER_KEY = 2_000;
+const PER_KEY = 1_500;
 
 /**
  * Reconciliation with two instances on one MySQL database, each SIGKILLed in turn while both

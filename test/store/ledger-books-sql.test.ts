@@ -92,10 +92,22 @@ for (const database of testDatabases()) {
         expect(await store.reserveById(record.id, record.periodEnd, { cost: 1, browser: false, at: Date.now() }, off, e)).to.equal(true);
       }
       await store.charge(settled.requestId, ended(200, 5), 60_000, 5_000);
-      expect(await books.releaseSettledSlots()).to.equal(1);
+      expect(await books.releaseSettledSlots(60_000)).to.equal(1);
       const left = (await db.knex('concurrency_leases').where({ api_key_id: record.id })) as Array<{ lease_id: string }>;
       expect(left.map((l) => l.lease_id)).to.deep.equal([running.requestId]);
       expect(await remaining(key)).to.equal(98);
+    });
+
+    it('deletes a lease long expired whose request never reserved (it died in between), never one still held', async () => {
+      const { record } = await keys.create({ planName: 'free', credits: 100, maxConcurrency: 3 });
+      const [orphan, recent, held] = [entry(), entry(), entry()];
+      expect(await store.takeSlot({ apiKeyId: record.id, slot: 0, leaseId: orphan.requestId }, Date.now() - 120_000, Date.now() - 180_000)).to.equal(true);
+      expect(await store.takeSlot({ apiKeyId: record.id, slot: 1, leaseId: recent.requestId }, Date.now() - 1_000, Date.now() - 60_000)).to.equal(true);
+      expect(await store.takeSlot({ apiKeyId: record.id, slot: 2, leaseId: held.requestId }, Date.now() + 60_000, Date.now())).to.equal(true);
+      // Expired a minute ago at least: gone. Expired a second ago: within the skew margin, kept.
+      expect(await books.releaseSettledSlots(60_000)).to.equal(1);
+      const left = (await db.knex('concurrency_leases').where({ api_key_id: record.id }).orderBy('slot')) as Array<{ lease_id: string }>;
+      expect(left.map((l) => l.lease_id)).to.deep.equal([recent.requestId, held.requestId]);
     });
 
     it('names a period whose balance its ledger does not explain', async () => {

@@ -67,10 +67,14 @@ export class SqlLedgerBooks implements LedgerBooks {
     return rows.map((r) => r.request_id);
   }
 
-  async releaseSettledSlots(): Promise<number> {
-    return this.knex('concurrency_leases')
+  async releaseSettledSlots(expiredForMs: number): Promise<number> {
+    const settled = await this.knex('concurrency_leases')
       .whereIn('lease_id', this.knex('request_ledger').select('request_id').whereIn('request_id', this.knex('concurrency_leases').select('lease_id')).whereNot({ outcome: 'reserved' }))
       .delete();
+    // Expiry is stamped on the taking instance's clock: the margin keeps a skewed clock from
+    // deleting a lease another instance still counts as held.
+    const expired = await this.knex('concurrency_leases').where('expires_at', '<', Date.now() - expiredForMs).delete();
+    return settled + expired;
   }
 
   async rollupDay(day: string, at: number): Promise<void> {
