@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { BrowserFailureBudget, Debit, LedgerEntry, Settlement } from '../../billing/billing-store.js';
-import { changedRows } from '../changed-rows.js';
 import { budgetBindings } from './budget-bindings.js';
 
 /**
@@ -24,6 +23,32 @@ const CHARGE = `UPDATE request_ledger SET outcome = 'charged', settled_by = 'req
   duration_ms = ?, proxy_country = COALESCE(?, proxy_country)
   WHERE request_id = ? AND outcome = 'reserved' AND ? - reserved_at_db < MIN(?, settle_limit_ms)`;
 
+interface NativeStatement {
+  run(...bindings: unknown[]): { changes: number };
+}
+
+interface NativeSqlite {
+  prepare(sql: string): NativeStatement;
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
+}
+
+type ReserveIn = (debitSql: string, debitBindings: unknown[], rowSql: string, rowBindings: unknown[]) => boolean;
+
+/** The debit and the ledger row, all or nothing, made once per connection (statements are cached by it). */
+const reservers = new WeakMap<NativeSqlite, ReserveIn>();
+function reserveIn(conn: NativeSqlite): ReserveIn {
+  let reserve = reservers.get(conn);
+  if (!reserve) {
+    reserve = conn.transaction((debitSql: string, debitBindings: unknown[], rowSql: string, rowBindings: unknown[]) => {
+      if (conn.prepare(debitSql).run(...debitBindings).changes !== 1) return false;
+      conn.prepare(rowSql).run(...rowBindings);
+      return true;
+    });
+    reservers.set(conn, reserve);
+  }
+  return reserve;
+}
+
 /**
  * The ledger's writes on SQLite: each a transaction, which costs no round trip in process. The
  * database's clock is this process's, so "now" is bound from here.
@@ -31,26 +56,38 @@ const CHARGE = `UPDATE request_ledger SET outcome = 'charged', settled_by = 'req
 export class SqliteLedger {
   constructor(private readonly knex: Knex) {}
 
-  reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
+  /**
+   * One native better-sqlite3 transaction on a pooled connection, with prepared statements: a
+   * knex transaction costs more CPU than the request's whole debit (measured: it halved plain
+   * throughput). Synchronous, so nothing else runs on the connection meanwhile.
+   */
+  async reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
     const { cost, browser, at } = debit;
     const b = budgetBindings(at, budget);
     const byHash = 'hash' in key;
     const where = byHash ? BY_HASH : BY_ID;
     const keyBindings = byHash ? [key.hash, at, at, cost] : [key.id, key.periodEnd, cost];
     const debitBindings = browser ? [cost, b.expired, b.expired, b.expired, at, ...keyBindings, b.from, b.allowance] : [cost, ...keyBindings];
-    return this.knex.transaction(async (trx) => {
-      if (changedRows(await trx.raw(DEBIT(where, browser), debitBindings)) !== 1) return false;
-      await trx.raw(INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?'), [
-        entry.requestId, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
-        cost, browser ? 1 : 0, at, Date.now(), entry.settleLimitMs, byHash ? key.hash : key.id,
-      ]);
-      return true;
-    });
+    const rowBindings = [
+      entry.requestId, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
+      cost, browser ? 1 : 0, at, Date.now(), entry.settleLimitMs, byHash ? key.hash : key.id,
+    ];
+    const conn = (await this.knex.client.acquireConnection()) as NativeSqlite;
+    try {
+      return reserveIn(conn)(DEBIT(where, browser), debitBindings, INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?'), rowBindings);
+    } finally {
+      await this.knex.client.releaseConnection(conn);
+    }
   }
 
+  /** One prepared statement on the pooled connection, like the reservation (no knex query on the hot path). */
   async charge(requestId: string, s: Settlement, windowMs: number): Promise<boolean> {
-    const bindings = [s.endedAt, s.status, s.pageStatus, s.durationMs, s.proxyCountry, requestId, Date.now(), windowMs];
-    return changedRows(await this.knex.raw(CHARGE, bindings)) === 1;
+    const conn = (await this.knex.client.acquireConnection()) as NativeSqlite;
+    try {
+      return conn.prepare(CHARGE).run(s.endedAt, s.status, s.pageStatus, s.durationMs, s.proxyCountry, requestId, Date.now(), windowMs).changes === 1;
+    } finally {
+      await this.knex.client.releaseConnection(conn);
+    }
   }
 
   refund(requestId: string, s: Settlement, countFailure: boolean, settledBy: string): Promise<boolean> {
