@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -78,9 +77,28 @@ export class TargetServer {
     return this.requests.filter((r) => new URL(r.url, 'http://x').pathname === path);
   }
 
-  async start(port = 0): Promise<this> {
-    this.server.listen(port, this.host);
-    await once(this.server, 'listening');
+  /**
+   * Without `port`, a free one below the kernel's ephemeral range (32768 and up): the service's
+   * own listeners (API, gateways, drivers, a Grid) take ephemeral ports, and a target on another
+   * loopback address that drew the same number would be refused as scrapegate's own.
+   */
+  async start(port?: number): Promise<this> {
+    for (let attempt = 0; ; attempt++) {
+      const chosen = port ?? 20_000 + Math.floor(Math.random() * 12_000);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const failed = (err: Error) => reject(err);
+          this.server.once('error', failed);
+          this.server.listen(chosen, this.host, () => {
+            this.server.off('error', failed);
+            resolve();
+          });
+        });
+        break;
+      } catch (err) {
+        if (port !== undefined || (err as { code?: string }).code !== 'EADDRINUSE' || attempt >= 50) throw err;
+      }
+    }
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }
