@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { BrowserFailureBudget, Debit, LedgerEntry, Settlement } from '../../billing/billing-store.js';
 import { budgetBindings } from './budget-bindings.js';
+import { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
  * The budget counting of a browser debit (billing/browser-budget.ts states the rule); SQLite
@@ -23,45 +24,23 @@ const CHARGE = `UPDATE request_ledger SET outcome = 'charged', settled_by = 'req
   duration_ms = ?, proxy_country = COALESCE(?, proxy_country)
   WHERE request_id = ? AND outcome = 'reserved' AND ? - reserved_at_db < MIN(?, settle_limit_ms)`;
 
-interface NativeStatement {
-  run(...bindings: unknown[]): { changes: number };
-}
-
-interface NativeSqlite {
-  prepare(sql: string): NativeStatement;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R;
-}
-
-type ReserveIn = (debitSql: string, debitBindings: unknown[], rowSql: string, rowBindings: unknown[]) => boolean;
-
-/** The debit and the ledger row, all or nothing, made once per connection (statements are cached by it). */
-const reservers = new WeakMap<NativeSqlite, ReserveIn>();
-function reserveIn(conn: NativeSqlite): ReserveIn {
-  let reserve = reservers.get(conn);
-  if (!reserve) {
-    reserve = conn.transaction((debitSql: string, debitBindings: unknown[], rowSql: string, rowBindings: unknown[]) => {
-      if (conn.prepare(debitSql).run(...debitBindings).changes !== 1) return false;
-      conn.prepare(rowSql).run(...rowBindings);
-      return true;
-    });
-    reservers.set(conn, reserve);
-  }
-  return reserve;
-}
-
 /**
  * The ledger's writes on SQLite: each a transaction, which costs no round trip in process. The
  * database's clock is this process's, so "now" is bound from here.
  */
 export class SqliteLedger {
-  constructor(private readonly knex: Knex) {}
+  private readonly group: SqliteGroupCommit;
+
+  constructor(private readonly knex: Knex) {
+    this.group = new SqliteGroupCommit(knex);
+  }
 
   /**
-   * One native better-sqlite3 transaction on a pooled connection, with prepared statements: a
-   * knex transaction costs more CPU than the request's whole debit (measured: it halved plain
-   * throughput). Synchronous, so nothing else runs on the connection meanwhile.
+   * The debit and the ledger row, all or nothing, as native prepared statements (a knex
+   * transaction cost more CPU than the debit itself), committed together with the other writes
+   * of the turn (sqlite-group-commit.ts).
    */
-  async reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
+  reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
     const { cost, browser, at } = debit;
     const b = budgetBindings(at, budget);
     const byHash = 'hash' in key;
@@ -72,22 +51,17 @@ export class SqliteLedger {
       entry.requestId, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
       cost, browser ? 1 : 0, at, Date.now(), entry.settleLimitMs, byHash ? key.hash : key.id,
     ];
-    const conn = (await this.knex.client.acquireConnection()) as NativeSqlite;
-    try {
-      return reserveIn(conn)(DEBIT(where, browser), debitBindings, INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?'), rowBindings);
-    } finally {
-      await this.knex.client.releaseConnection(conn);
-    }
+    const [debitSql, rowSql] = [DEBIT(where, browser), INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?')];
+    return this.group.run((conn) => {
+      if (conn.prepare(debitSql).run(...debitBindings).changes !== 1) return false;
+      conn.prepare(rowSql).run(...rowBindings);
+      return true;
+    });
   }
 
-  /** One prepared statement on the pooled connection, like the reservation (no knex query on the hot path). */
-  async charge(requestId: string, s: Settlement, windowMs: number): Promise<boolean> {
-    const conn = (await this.knex.client.acquireConnection()) as NativeSqlite;
-    try {
-      return conn.prepare(CHARGE).run(s.endedAt, s.status, s.pageStatus, s.durationMs, s.proxyCountry, requestId, Date.now(), windowMs).changes === 1;
-    } finally {
-      await this.knex.client.releaseConnection(conn);
-    }
+  /** One statement, committed with whatever else the turn brought (sqlite-group-commit.ts). */
+  charge(requestId: string, s: Settlement, windowMs: number): Promise<boolean> {
+    return this.group.run((conn) => conn.prepare(CHARGE).run(s.endedAt, s.status, s.pageStatus, s.durationMs, s.proxyCountry, requestId, Date.now(), windowMs).changes === 1);
   }
 
   refund(requestId: string, s: Settlement, countFailure: boolean, settledBy: string): Promise<boolean> {
