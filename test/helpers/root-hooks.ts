@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { livingIn } from './chromium-processes.js';
+import { guardSockets } from './loopback-only.js';
 import { startedGroups } from './started-processes.js';
+
+guardSockets();
 
 /**
  * After the whole run, every server, session and Grid the tests started must have taken its
