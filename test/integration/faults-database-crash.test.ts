@@ -14,6 +14,13 @@ import { TargetServer } from '../helpers/target-server.js';
 const TIMEOUT_S = 5;
 /** An answer may come this long after the request's deadline (the answer is made and sent). */
 const ANSWER_SLACK_MS = 1_500;
+/**
+ * A slot whose take committed as the connection died has no owner left to give it back: it is
+ * freed only when its lease expires (the request's deadline plus this grace) and reconciliation
+ * (every second, after a 1 s margin) deletes it. Short here, so the wait for it is bounded.
+ */
+const LEASE_GRACE_S = 2;
+const LEASE_EXPIRY_BOUND_MS = (TIMEOUT_S + LEASE_GRACE_S + 1 + 1) * 1_000 + 5_000;
 
 interface Answer {
   key: 'uncapped' | 'capped';
@@ -57,6 +64,7 @@ describe('faults: the database killed mid-commit, and frozen (private MariaDB)',
       BROWSER_POOL_SIZE: '0',
       RECONCILE_INTERVAL_SECONDS: '1',
       RECONCILE_MARGIN_SECONDS: '1',
+      LEASE_GRACE_SECONDS: String(LEASE_GRACE_S),
     }).start();
   });
 
@@ -135,7 +143,7 @@ describe('faults: the database killed mid-commit, and frozen (private MariaDB)',
       expect(spent, `${key}: credits spent against the 200s its clients received`).to.equal(received + landed);
     }
     let leases = -1;
-    await waitUntil(async () => (leases = await store.leasesOf(keys.capped)) === 0, 10_000);
+    await waitUntil(async () => (leases = await store.leasesOf(keys.capped)) === 0, LEASE_EXPIRY_BOUND_MS);
     expect(leases, 'concurrency slots left held').to.equal(0);
     expect(await booksBalance(mariadb.url)).to.equal(true);
     if (uncertain.size > 0) console.log(`      ${uncertain.size} charges left uncertain (answered 500)`);

@@ -63,4 +63,33 @@ describe('the hot path on MySQL (private MariaDB)', function () {
     }
     expect(await store.remaining(key)).to.equal(10_000 - 10 - REQUESTS);
   });
+
+  it(`takes at most two round trips per request with 16 in flight, the writes of one moment sharing them (${REQUESTS * 2} requests)`, async () => {
+    const key = await store.key({ credits: 10_000 });
+    const call = async () => {
+      const res = await fetch(`${server.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', target.url('/page')], ['browser', 'false']])}`);
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const conn = await mysql.createConnection(mariadb.url);
+    try {
+      const questions = async () => Number(((await conn.query("SHOW GLOBAL STATUS LIKE 'Questions'"))[0] as Array<{ Value: string }>)[0].Value);
+      const before = await questions();
+      let next = 0;
+      const statuses: number[] = [];
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (next < REQUESTS * 2) {
+          next++;
+          statuses.push(await call());
+        }
+      }));
+      expect(statuses.filter((s) => s === 200).length).to.equal(REQUESTS * 2);
+      const perRequest = (await questions() - before - 1) / (REQUESTS * 2);
+      console.log(`      ${perRequest.toFixed(2)} statements per successful request, 16 in flight`);
+      expect(perRequest).to.be.at.most(2);
+    } finally {
+      await conn.end();
+    }
+    expect(await store.remaining(key)).to.equal(10_000 - REQUESTS * 2);
+  });
 });

@@ -110,6 +110,26 @@ for (const database of testDatabases()) {
       expect(await keys.find(key)).to.include({ browserWindowStart: later, browserAttempts: 1, browserFailures: 0 });
     });
 
+    it('never reserves an IP-restricted key by its hash, alone or in a batch; by its id (once its caller is admitted) it does', async () => {
+      const restricted = await keys.create({ planName: 'startup', credits: 50, maxConcurrency: null, allowedIps: ['127.0.0.2'] });
+      const hash = hashApiKey(restricted.key);
+      const alone = entry();
+      expect(await store.reserveByHash(hash, plain(1), off, alone)).to.equal(false);
+      // Several in one moment: MySQL sends them as one batch procedure call, SQLite as one group commit.
+      const crowd = Array.from({ length: 5 }, () => entry());
+      expect(await Promise.all(crowd.map((e) => store.reserveByHash(hash, plain(1), off, e)))).to.deep.equal([false, false, false, false, false]);
+      for (const e of [alone, ...crowd]) expect(await row(e.requestId)).to.equal(undefined);
+      expect((await keys.find(restricted.key))?.creditsRemaining).to.equal(50);
+      const byId = entry();
+      expect(await store.reserveById(restricted.record.id, restricted.record.periodEnd, plain(5), off, byId)).to.equal(true);
+      expect(await row(byId.requestId)).to.include({ outcome: 'reserved', cost: 5 });
+      expect((await keys.find(restricted.key))?.creditsRemaining).to.equal(45);
+      // Lifted: the key is the hot path's again.
+      await keys.setAllowedIps(restricted.key, []);
+      expect(await store.reserveByHash(hash, plain(1), off, entry())).to.equal(true);
+      expect((await store.findKey(hash))?.allowedIps).to.deep.equal([]);
+    });
+
     it('gives a slot to one lease at a time, frees it only for its own lease, and lets an expired one be taken over', async () => {
       const { record } = await keys.create({ planName: 'team', credits: 10, maxConcurrency: 1 });
       const lease = (id: string) => ({ apiKeyId: record.id, slot: 0, leaseId: id });

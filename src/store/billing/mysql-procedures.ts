@@ -8,10 +8,10 @@ export const MYSQL_NOW_MS = 'CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)';
  * The budget counting of a browser debit (billing/browser-budget.ts states the rule). MySQL
  * reads a column assigned earlier in the same statement, so the window's start comes last.
  */
-const COUNT_ATTEMPT = `browser_attempts = CASE WHEN p_browser = 0 THEN browser_attempts WHEN browser_window_start <= p_expired THEN 1 ELSE browser_attempts + 1 END,
+export const COUNT_ATTEMPT = `browser_attempts = CASE WHEN p_browser = 0 THEN browser_attempts WHEN browser_window_start <= p_expired THEN 1 ELSE browser_attempts + 1 END,
       browser_failures = CASE WHEN p_browser = 0 THEN browser_failures WHEN browser_window_start <= p_expired THEN 0 ELSE browser_failures END,
       browser_window_start = CASE WHEN p_browser = 0 THEN browser_window_start WHEN browser_window_start <= p_expired THEN p_at ELSE browser_window_start END`;
-const WITHIN_BUDGET = `(p_browser = 0 OR browser_window_start <= p_budget_from OR browser_failures < p_allowance OR browser_failures * 2 < browser_attempts)`;
+export const WITHIN_BUDGET = `(p_browser = 0 OR browser_window_start <= p_budget_from OR browser_failures < p_allowance OR browser_failures * 2 < browser_attempts)`;
 
 const LEDGER_COLUMNS = `request_id, api_key_id, period_end, instance_id, operation, engine, proxy_type, proxy_country, target_host, cost, browser,
       outcome, started_at, reserved_at_db, settle_limit_ms`;
@@ -19,11 +19,41 @@ const LEDGER_VALUES = `p_request_id, id, period_end, p_instance, p_operation, p_
       'reserved', p_at, ${MYSQL_NOW_MS}, p_settle_limit_ms`;
 
 /**
- * A reservation in one round trip: the key's debit and its ledger row, both or neither. By the
- * key's hash for an uncapped key (the debit is the authentication), or by its id and period for
- * a capped one (whose slot is already held). Answers one row: `reserved` 1 or 0.
+ * The keys the debit by hash may take: the hot path's, whose debit is their authentication. A
+ * key with an IP restriction is not one of them (its caller must be judged first, billing.ts),
+ * so its debit is by id; NULL is what the store writes for "anywhere", so the test stays cheap.
  */
-const RESERVE = `CREATE PROCEDURE scrapegate_reserve(
+export const HOT_PATH_KEY = 'max_concurrency IS NULL AND allowed_ips IS NULL';
+/** The rule before migration 005 (IP restrictions), which migrations 003 and 004 create and 005's `down` restores. */
+export const HOT_PATH_KEY_BEFORE_005 = 'max_concurrency IS NULL';
+
+/**
+ * The debit of one reservation, in the variables both reservation procedures declare (p_*): by
+ * the key's hash for a key `hotPathKey` admits, by its id and period for any other (capped, or
+ * restricted). ROW_COUNT() after it says whether it held.
+ */
+export const debit = (hotPathKey: string) => `IF p_api_key_id IS NULL THEN
+    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
+      WHERE key_hash = p_key_hash AND revoked_at IS NULL AND ${hotPathKey}
+        AND period_start <= p_at AND period_end > p_at AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
+  ELSE
+    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
+      WHERE id = p_api_key_id AND period_end = p_period_end AND revoked_at IS NULL AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
+  END IF;`;
+
+/** The ledger row of a debit that held, in the same transaction. */
+export const LEDGER_INSERT = `IF p_api_key_id IS NULL THEN
+      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE key_hash = p_key_hash;
+    ELSE
+      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE id = p_api_key_id;
+    END IF;`;
+
+/**
+ * A reservation in one round trip: the key's debit and its ledger row, both or neither. By the
+ * key's hash for an uncapped, unrestricted key (the debit is the authentication), or by its id
+ * and period for any other (its caller admitted, its slot held). Answers one row: `reserved` 1 or 0.
+ */
+export const reserveProcedure = (hotPathKey: string) => `CREATE PROCEDURE scrapegate_reserve(
   IN p_request_id VARCHAR(36), IN p_key_hash CHAR(64), IN p_api_key_id INT, IN p_period_end BIGINT,
   IN p_cost INT, IN p_browser TINYINT, IN p_at BIGINT, IN p_expired BIGINT, IN p_budget_from BIGINT, IN p_allowance INT,
   IN p_settle_limit_ms INT, IN p_instance VARCHAR(36), IN p_operation VARCHAR(40), IN p_engine VARCHAR(20),
@@ -31,20 +61,9 @@ const RESERVE = `CREATE PROCEDURE scrapegate_reserve(
 BEGIN
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
   START TRANSACTION;
-  IF p_api_key_id IS NULL THEN
-    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
-      WHERE key_hash = p_key_hash AND revoked_at IS NULL AND max_concurrency IS NULL
-        AND period_start <= p_at AND period_end > p_at AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
-  ELSE
-    UPDATE api_keys SET credits_remaining = credits_remaining - p_cost, ${COUNT_ATTEMPT}
-      WHERE id = p_api_key_id AND period_end = p_period_end AND revoked_at IS NULL AND credits_remaining >= p_cost AND ${WITHIN_BUDGET};
-  END IF;
+  ${debit(hotPathKey)}
   IF ROW_COUNT() = 1 THEN
-    IF p_api_key_id IS NULL THEN
-      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE key_hash = p_key_hash;
-    ELSE
-      INSERT INTO request_ledger (${LEDGER_COLUMNS}) SELECT ${LEDGER_VALUES} FROM api_keys WHERE id = p_api_key_id;
-    END IF;
+    ${LEDGER_INSERT}
     COMMIT;
     SELECT 1 AS reserved;
   ELSE
@@ -89,5 +108,7 @@ BEGIN
   END IF;
 END`;
 
-/** Created by the ledger's migration (and dropped by its `down`). */
-export const MYSQL_PROCEDURES = ['DROP PROCEDURE IF EXISTS scrapegate_reserve', RESERVE, 'DROP PROCEDURE IF EXISTS scrapegate_refund', REFUND];
+/** Created by the ledger's migration (and dropped by its `down`), as they were then; 005 recreates the reservation. */
+export const MYSQL_PROCEDURES = [
+  'DROP PROCEDURE IF EXISTS scrapegate_reserve', reserveProcedure(HOT_PATH_KEY_BEFORE_005), 'DROP PROCEDURE IF EXISTS scrapegate_refund', REFUND,
+];
