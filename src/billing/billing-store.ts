@@ -8,6 +8,8 @@ export interface KeyAccount {
   creditsRemaining: number;
   /** null: no concurrency cap. */
   maxConcurrency: number | null;
+  /** The addresses and ranges (normalized CIDRs) the key may be used from; empty: anywhere. */
+  allowedIps: string[];
   periodStart: number;
   periodEnd: number;
   createdAt: number;
@@ -73,13 +75,17 @@ export type LedgerOutcome = 'reserved' | 'charged' | 'refunded';
  */
 export interface BillingStore {
   /**
-   * The hot path's first round trip: authenticates an active, uncapped key by its hash, takes the
+   * The hot path's first round trip: authenticates an active, uncapped key with no IP
+   * restriction by its hash (a restricted key must be judged first, so it never matches), takes the
    * credits from the period containing `debit.at` (for a browser request, only within the
    * failure budget, counting the attempt) and writes the ledger row, all or nothing. False says
    * only that something did not hold. `timeoutMs` bounds the statement (a frozen server).
    */
   reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean>;
-  /** The same for a capped key, by its id and the period it must still be in (its slot is held). */
+  /**
+   * The same for a capped or IP-restricted key, by its id and the period it must still be in
+   * (its caller's address admitted, its slot held).
+   */
   reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean>;
   /**
    * The hot path's second round trip: the reserved row becomes charged, only if the database's

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError } from '../errors/billing-refusals.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../errors/billing-refusals.js';
 import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
 import { isDatabaseUnavailable } from '../errors/database-errors.js';
+import { IpAllowList } from '../net/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
 import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';
@@ -69,11 +70,12 @@ const GIVE_BACK_LIMIT_MS = 1_000;
 /**
  * Everything a request costs, in one place. Read top to bottom:
  *
- * 1. `reserve`: a key of an uncapped plan is authenticated and debited, and the request's ledger
- *    row written, by one round trip (the debit is the authentication). Only when that changes
- *    nothing is the key read, to say why (403 unknown, revoked, out of credits; 429 past its
- *    browser-failure budget), to roll its period over, or, for a capped plan, to take a
- *    concurrency slot (409 when all are held) and then reserve.
+ * 1. `reserve`: a key of an uncapped plan and no IP restriction is authenticated and debited,
+ *    and the request's ledger row written, by one round trip (the debit is the authentication).
+ *    Only when that changes nothing is the key read, to say why (403 unknown, revoked, restricted
+ *    to other addresses, out of credits; 429 past its browser-failure budget), to roll its period
+ *    over, or, for a restricted key, to admit its caller's address (before anything is taken)
+ *    and, for a capped plan, to take a concurrency slot (409 when all are held), and then reserve.
  * 2. The request runs.
  * 3. Its reservation is settled once: `charge` for a 200, durable before the 200 is sent;
  *    `refund` otherwise, into the period the credits came from. A reservation nobody settles
@@ -90,33 +92,40 @@ export class Billing {
     this.now = options.now ?? Date.now;
   }
 
-  /** The key's account in its current period (rolled over if the last one ended): /v2/usage. */
-  async account(apiKey: string): Promise<KeyAccount> {
-    return this.current(hashApiKey(apiKey), this.now());
+  /**
+   * The key's account in its current period (rolled over if the last one ended): /v2/usage.
+   * `clientAddress`: where the caller is (undefined: unknown, which no IP restriction admits).
+   */
+  async account(apiKey: string, clientAddress?: string): Promise<KeyAccount> {
+    return this.current(hashApiKey(apiKey), this.now(), clientAddress);
   }
 
   /**
    * `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. Bounded
    * in all by RESERVE_LIMIT_MS (or the time left): a reservation given up on may still land, and
-   * is then refunded by reconciliation.
+   * is then refunded by reconciliation. `clientAddress`: where the caller is (undefined: unknown,
+   * which no IP restriction admits).
    */
-  reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }): Promise<Reservation> {
+  reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress?: string): Promise<Reservation> {
     const limit = () => Math.max(250, Math.min(RESERVE_LIMIT_MS, deadline.at - this.now()));
-    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(apiKey, debit, request, deadline, limit));
+    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(apiKey, debit, request, deadline, clientAddress, limit));
   }
 
-  private async reserveUnbounded(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, limit: () => number): Promise<Reservation> {
+  private async reserveUnbounded(
+    apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
+  ): Promise<Reservation> {
     const keyHash = hashApiKey(apiKey);
     const { store, budget } = this.options;
     const entry: LedgerEntry = { ...request, requestId: randomUUID(), instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
+    // A restricted key never matches here (the statement requires no restriction): it is read and judged below.
     if (await store.reserveByHash(keyHash, debit, budget, entry, limit())) return this.reservation(entry, debit, deadline.at, undefined);
-    let key = await this.current(keyHash, debit.at);
+    let key = await this.current(keyHash, debit.at, clientAddress);
     this.refuseIfOverLimits(key, debit);
     const lease = await this.takeSlot(key, entry.requestId, deadline.budgetMs + this.options.leaseGraceMs);
     try {
       if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry, limit()))) {
         // Drained by a concurrent request, or the period just rolled over: read again, once.
-        key = await this.current(keyHash, debit.at);
+        key = await this.current(keyHash, debit.at, clientAddress);
         this.refuseIfOverLimits(key, debit);
         if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry, limit()))) {
           throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
@@ -134,11 +143,16 @@ export class Billing {
     return this.options.deferred.close();
   }
 
-  /** The active key, in the period containing `at`; InvalidKeyError for an unknown or revoked one. */
-  private async current(keyHash: string, at: number): Promise<KeyAccount> {
+  /**
+   * The active key, in the period containing `at`; InvalidKeyError for an unknown or revoked one,
+   * IpRestrictedError when its caller is not where it may be used from. The restriction is judged
+   * before anything else the key could tell (its balance, its budget) or have done (a rollover).
+   */
+  private async current(keyHash: string, at: number, clientAddress: string | undefined): Promise<KeyAccount> {
     const { store } = this.options;
     const key = await store.findKey(keyHash);
     if (!key || key.revokedAt !== null) throw new InvalidKeyError();
+    refuseIfRestricted(key, clientAddress);
     if (at < key.periodEnd) return key;
     // Conditional on the old period, so that concurrent requests (or servers) roll it only once.
     await store.rollPeriod(key.id, key.periodEnd, currentPeriod(key.periodStart, key.periodEnd, at), this.now());
@@ -219,4 +233,10 @@ export class Billing {
       },
     };
   }
+}
+
+/** The key's allow list, if it has one, must admit the caller (an unknown caller is admitted by none). */
+function refuseIfRestricted(key: KeyAccount, clientAddress: string | undefined): void {
+  if (key.allowedIps.length === 0) return;
+  if (clientAddress === undefined || !IpAllowList.of(key.allowedIps).allows(clientAddress)) throw new IpRestrictedError(clientAddress ?? 'unknown');
 }

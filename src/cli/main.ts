@@ -2,15 +2,22 @@ import { parseArgs } from 'node:util';
 import { findPlan, loadCatalog } from '../config/catalog.js';
 import { ConfigError, loadConfig } from '../config/config.js';
 import type { KeyAccount } from '../billing/billing-store.js';
+import { InvalidIpEntryError, parseIpEntries } from '../net/ip-allow-list.js';
 import { ApiKeyStore } from '../store/api-key-store.js';
 import { SqlLedgerBooks } from '../store/billing/ledger-books-sql.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 
 const USAGE = `Usage: scrapegate <command>
 
-  keys create --plan NAME [--credits N] [--name LABEL]
-                          create a key; it is printed once, alone on the last line
-  keys list               list keys (display prefix, plan, credits, state)
+  keys create --plan NAME [--credits N] [--name LABEL] [--allowed-ips LIST]
+                          create a key; it is printed once, alone on the last line.
+                          LIST: comma-separated IPv4/IPv6 addresses and CIDR ranges
+                          (e.g. 203.0.113.7,10.0.0.0/8,2001:db8::/32) the key may be
+                          used from; other addresses get 403. Default: anywhere
+  keys list               list keys (display prefix, plan, credits, allowed IPs, state)
+  keys set-ips KEY LIST   replace the addresses a key may be used from (KEY: the key
+                          itself, or its display prefix); an empty LIST ('') lifts
+                          the restriction. Applies from the key's next request
   keys revoke KEY         revoke a key (the key itself, or its display prefix)
   plans list              list the plan catalog and the credit costs
   billing verify          check that every key's credits consumed, period by period,
@@ -32,6 +39,7 @@ function describeKey(k: KeyAccount): string {
     `concurrency ${cap}`.padEnd(22),
     `period ${new Date(k.periodStart).toISOString()} .. ${new Date(k.periodEnd).toISOString()}`,
     state,
+    `ips ${k.allowedIps.length === 0 ? 'anywhere' : k.allowedIps.join(',')}`,
     k.label ?? '',
   ].join('  ').trimEnd();
 }
@@ -54,6 +62,7 @@ async function run(argv: string[]): Promise<void> {
       plan: { type: 'string' },
       credits: { type: 'string' },
       name: { type: 'string' },
+      'allowed-ips': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -95,8 +104,9 @@ async function run(argv: string[]): Promise<void> {
       if (!/^\d+$/.test(values.credits)) throw new UsageError('--credits must be a whole number');
       credits = Number(values.credits);
     }
+    const allowedIps = parseIpEntries(values['allowed-ips'] ?? '');
     const created = await withDatabase(config.databaseUrl, (db) =>
-      new ApiKeyStore(db.knex).create({ planName: plan.name, credits, maxConcurrency: plan.maxConcurrency, label: values.name }),
+      new ApiKeyStore(db.knex).create({ planName: plan.name, credits, maxConcurrency: plan.maxConcurrency, label: values.name, allowedIps }),
     );
     console.log(describeKey(created.record));
     console.log('The key is shown only now; store it safely:');
@@ -105,6 +115,13 @@ async function run(argv: string[]): Promise<void> {
     const keys = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).list());
     if (keys.length === 0) console.log('No keys. Create one with: npx scrapegate keys create --plan free');
     for (const k of keys) console.log(describeKey(k));
+  } else if (group === 'keys' && command === 'set-ips') {
+    const [, , , list] = positionals;
+    if (!arg || list === undefined) throw new UsageError("keys set-ips needs the key (or its display prefix) and a list of addresses ('' for anywhere)");
+    const entries = parseIpEntries(list);
+    const updated = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).setAllowedIps(arg, entries));
+    if (!updated) throw new UsageError('No single key matches that key or prefix.');
+    console.log(describeKey(updated));
   } else if (group === 'keys' && command === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key or its display prefix');
     const revoked = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).revoke(arg));
@@ -116,7 +133,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidIpEntryError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     console.error((err as Error).message);
     process.exit(2);
   }

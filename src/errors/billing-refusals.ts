@@ -16,6 +16,16 @@ export class InvalidKeyError extends BillingRefusal {
   }
 }
 
+/**
+ * The key is restricted to addresses its caller is not at. The caller's own address is named (it
+ * helps to see what a proxy in between made of it); the key's list never is.
+ */
+export class IpRestrictedError extends BillingRefusal {
+  constructor(readonly clientAddress: string) {
+    super(`An IP restriction applies to this API key: requests from this address (${clientAddress}) are not allowed.`);
+  }
+}
+
 /** The key's period has fewer credits left than the request costs. */
 export class InsufficientCreditsError extends BillingRefusal {
   constructor(cost: number, remaining: number, periodEnd: number) {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BodyParsers } from '../api/openapi-router.js';
 import { NotFoundError } from '../errors/api-error.js';
 import { errorMiddleware } from '../errors/error-middleware.js';
+import type { IpAllowList } from '../net/ip-allow-list.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
 import { contentSafety } from './content-safety.js';
@@ -19,10 +20,14 @@ export interface AppParts {
   logger: Logger;
   metrics: Metrics;
   maxRequestBodyBytes: number;
+  /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (client-address.ts). */
+  trustedProxies: IpAllowList;
 }
 
-export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes }: AppParts): express.Express {
+export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies }: AppParts): express.Express {
   const app = express();
+  // Read only where an IP restriction is judged (clientAddressOf), never through express's `trust proxy`.
+  app.trustedProxies = trustedProxies;
   app.disable('x-powered-by');
   app.set('etag', false);
   // Repeated parameters become arrays and nothing else is interpreted (`a[b]=c` stays a plain name).

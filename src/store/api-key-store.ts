@@ -3,13 +3,16 @@ import type { Knex } from 'knex';
 import { addMonths } from '../billing/billing-period.js';
 import { hashApiKey } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
-import { keyAccountOf, type KeyRow } from './key-row.js';
+import { normalizeIpEntries } from '../net/ip-allow-list.js';
+import { allowedIpsColumn, keyAccountOf, type KeyRow } from './key-row.js';
 
 export interface NewKey {
   planName: string;
   credits: number;
   maxConcurrency: number | null;
   label?: string;
+  /** Addresses and CIDR ranges the key may be used from (any spelling; stored normalized); empty or absent: anywhere. */
+  allowedIps?: readonly string[];
 }
 
 const KEY_PREFIX = 'sg_';
@@ -22,7 +25,9 @@ export class ApiKeyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** InvalidIpEntryError (nothing created) for an entry of `allowedIps` that is not an address or range. */
   async create(spec: NewKey): Promise<{ key: string; record: KeyAccount }> {
+    const allowedIps = allowedIpsColumn(normalizeIpEntries(spec.allowedIps ?? []));
     const key = KEY_PREFIX + randomBytes(24).toString('base64url'); // 192 bits
     const now = this.now();
     const row = {
@@ -33,6 +38,7 @@ export class ApiKeyStore {
       credits_total: spec.credits,
       credits_remaining: spec.credits,
       max_concurrency: spec.maxConcurrency,
+      allowed_ips: allowedIps,
       period_start: now,
       period_end: addMonths(now, 1),
       created_at: now,
@@ -56,11 +62,34 @@ export class ApiKeyStore {
 
   /** Revokes by the full key or by its display prefix when that names exactly one key. */
   async revoke(keyOrPrefix: string): Promise<KeyAccount | undefined> {
-    let rows = await this.knex<KeyRow>('api_keys').where({ key_hash: hashApiKey(keyOrPrefix) });
-    if (rows.length === 0) rows = await this.knex<KeyRow>('api_keys').where({ key_prefix: keyOrPrefix });
-    if (rows.length !== 1) return undefined;
-    await this.knex('api_keys').where({ id: rows[0].id }).whereNull('revoked_at').update({ revoked_at: this.now() });
-    const updated = await this.knex<KeyRow>('api_keys').where({ id: rows[0].id }).first();
-    return keyAccountOf(updated as KeyRow);
+    const id = await this.idOf(keyOrPrefix);
+    if (id === undefined) return undefined;
+    await this.knex('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: this.now() });
+    return this.byId(id);
+  }
+
+  /**
+   * Replaces the addresses and ranges a key (the full key, or its display prefix when that names
+   * exactly one) may be used from; an empty list lifts the restriction. Takes effect with the
+   * key's next request, on every instance. InvalidIpEntryError (nothing changed) for an entry
+   * that is not an address or range.
+   */
+  async setAllowedIps(keyOrPrefix: string, entries: readonly string[]): Promise<KeyAccount | undefined> {
+    const allowedIps = allowedIpsColumn(normalizeIpEntries(entries));
+    const id = await this.idOf(keyOrPrefix);
+    if (id === undefined) return undefined;
+    await this.knex('api_keys').where({ id }).update({ allowed_ips: allowedIps });
+    return this.byId(id);
+  }
+
+  private async idOf(keyOrPrefix: string): Promise<number | undefined> {
+    let rows = await this.knex<KeyRow>('api_keys').select('id').where({ key_hash: hashApiKey(keyOrPrefix) });
+    if (rows.length === 0) rows = await this.knex<KeyRow>('api_keys').select('id').where({ key_prefix: keyOrPrefix });
+    return rows.length === 1 ? Number(rows[0].id) : undefined;
+  }
+
+  private async byId(id: number): Promise<KeyAccount> {
+    const row = await this.knex<KeyRow>('api_keys').where({ id }).first();
+    return keyAccountOf(row as KeyRow);
   }
 }

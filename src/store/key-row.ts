@@ -10,6 +10,8 @@ export interface KeyRow {
   credits_total: number | string;
   credits_remaining: number | string;
   max_concurrency: number | null;
+  /** A JSON array of normalized CIDRs; NULL: anywhere (never an empty array, so the hot path tests IS NULL). */
+  allowed_ips: string | null;
   period_start: number | string;
   period_end: number | string;
   created_at: number | string;
@@ -28,6 +30,7 @@ export function keyAccountOf(r: KeyRow): KeyAccount {
     creditsTotal: Number(r.credits_total),
     creditsRemaining: Number(r.credits_remaining),
     maxConcurrency: r.max_concurrency === null ? null : Number(r.max_concurrency),
+    allowedIps: allowedIpsOf(r),
     periodStart: Number(r.period_start),
     periodEnd: Number(r.period_end),
     createdAt: Number(r.created_at),
@@ -36,4 +39,24 @@ export function keyAccountOf(r: KeyRow): KeyAccount {
     browserAttempts: Number(r.browser_attempts),
     browserFailures: Number(r.browser_failures),
   };
+}
+
+/**
+ * A list that cannot be read (edited by hand) is kept as its text: the key stays restricted, its
+ * requests fail (500, the cause logged) rather than open up, and `keys list` shows what is there.
+ */
+function allowedIpsOf(r: KeyRow): string[] {
+  if (r.allowed_ips === null) return [];
+  try {
+    const list: unknown = JSON.parse(r.allowed_ips);
+    if (Array.isArray(list) && list.length > 0 && list.every((e) => typeof e === 'string')) return list as string[];
+  } catch {
+    // kept as its text, below
+  }
+  return [r.allowed_ips];
+}
+
+/** The column's value for a list: NULL when empty (anywhere). */
+export function allowedIpsColumn(entries: readonly string[]): string | null {
+  return entries.length === 0 ? null : JSON.stringify(entries);
 }

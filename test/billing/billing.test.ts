@@ -5,7 +5,7 @@ import { addMonths } from '../../src/billing/billing-period.js';
 import type { BillingStore, KeyAccount } from '../../src/billing/billing-store.js';
 import { DeferredWrites } from '../../src/billing/deferred-writes.js';
 import { Reconciler } from '../../src/billing/reconciler.js';
-import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError } from '../../src/errors/billing-refusals.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../../src/errors/billing-refusals.js';
 import { ChargeNotRecordedError } from '../../src/errors/charge-not-recorded-error.js';
 import { migrate, openDatabase, type Database } from '../../src/store/database.js';
 import { SqlBillingStore } from '../../src/store/billing/sql-billing-store.js';
@@ -63,6 +63,7 @@ function sqlHarness(database: (typeof testDatabases extends () => Array<infer D>
         credits_total: spec.creditsTotal,
         credits_remaining: spec.creditsRemaining ?? spec.creditsTotal,
         max_concurrency: spec.maxConcurrency ?? null,
+        allowed_ips: spec.allowedIps?.length ? JSON.stringify(spec.allowedIps) : null,
         period_start: spec.periodStart ?? start,
         period_end: spec.periodEnd ?? addMonths(start, 1),
         created_at: start,
@@ -191,6 +192,45 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
       }
     });
 
+    it('refuses a restricted key from any other address (403) before it tells or takes anything, and reserves it from an allowed one', async () => {
+      const { key, id } = await harness.addKey({ creditsTotal: 10, allowedIps: ['127.0.0.2/32', '2001:db8::/32'] }, T0);
+      const b = billing();
+      const outside = await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1'));
+      expect(outside).to.be.instanceOf(IpRestrictedError);
+      expect((outside as Error).message).to.equal('An IP restriction applies to this API key: requests from this address (127.0.0.1) are not allowed.');
+      expect(await refused(b.reserve(key, plain(1), FACTS, deadline())), 'an unknown caller').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '::1'))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(key, plain(11), FACTS, deadline(), '127.0.0.1')), 'not a word of its balance').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.account(key, '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.account(key))).to.be.instanceOf(IpRestrictedError);
+      expect((await harness.read(id)).creditsRemaining).to.equal(10);
+      for (const from of ['127.0.0.2', '::ffff:127.0.0.2', '2001:db8::7']) await (await b.reserve(key, plain(1), FACTS, deadline(), from)).charge(OK);
+      expect(await b.account(key, '127.0.0.2')).to.deep.include({ creditsRemaining: 7, allowedIps: ['127.0.0.2/32', '2001:db8::/32'] });
+      expect(await refused(b.reserve(key, plain(8), FACTS, deadline(), '127.0.0.2')), 'from inside, the usual refusals').to.be.instanceOf(InsufficientCreditsError);
+      const revoked = await harness.addKey({ creditsTotal: 10, allowedIps: ['127.0.0.2/32'], revokedAt: T0 }, T0);
+      expect(await refused(b.reserve(revoked.key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(InvalidKeyError);
+    });
+
+    it('judges a restricted capped key\'s caller before its slots: a refused caller never meets nor holds one', async () => {
+      const { key, id } = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1, allowedIps: ['127.0.0.2/32'] }, T0);
+      const b = billing();
+      const holding = await b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2');
+      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1')), 'not a 409: the slot is not its business').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2'))).to.be.instanceOf(ConcurrencyLimitError);
+      await holding.charge(OK);
+      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+      await (await b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
+      expect((await harness.read(id)).creditsRemaining).to.equal(98);
+    });
+
+    it('leaves a restricted key\'s ended period alone for a refused caller; an allowed one rolls it over', async () => {
+      const { key, id } = await harness.addKey({ creditsTotal: 100, creditsRemaining: 5, allowedIps: ['127.0.0.2/32'] }, T0);
+      now = addMonths(T0, 1) + 1_000;
+      expect(await refused(billing().account(key, '127.0.0.3'))).to.be.instanceOf(IpRestrictedError);
+      expect(await harness.read(id)).to.include({ periodStart: T0, creditsRemaining: 5 });
+      expect(await billing().account(key, '127.0.0.2')).to.include({ periodStart: addMonths(T0, 1), creditsRemaining: 100 });
+    });
+
     it('a budget of 0 never refuses', async () => {
       const { key } = await harness.addKey({ creditsTotal: 1000 }, T0);
       const b = billing(0);
@@ -209,6 +249,20 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         fake.calls = [];
         await (await billing().reserve(capped.key, plain(1), FACTS, deadline())).charge(OK);
         expect(fake.calls).to.deep.equal(['reserveByHash', 'findKey', 'takeSlot', 'reserveById', 'charge', 'releaseSlot']);
+      });
+
+      it('reads a restricted key to judge its caller: reserved by id when admitted, refused with nothing taken when not', async () => {
+        const fake = harness.store() as FakeBillingStore;
+        const restricted = await harness.addKey({ creditsTotal: 100, allowedIps: ['127.0.0.2/32'] }, T0);
+        fake.calls = [];
+        await (await billing().reserve(restricted.key, plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
+        expect(fake.calls).to.deep.equal(['reserveByHash', 'findKey', 'reserveById', 'charge']);
+        const capped = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1, allowedIps: ['127.0.0.2/32'] }, T0);
+        fake.calls = [];
+        const rows = fake.ledger.size;
+        expect(await refused(billing().reserve(capped.key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+        expect(fake.calls, 'no slot, no debit').to.deep.equal(['reserveByHash', 'findKey']);
+        expect(fake.ledger.size, 'no ledger row').to.equal(rows);
       });
 
       it('keeps a refund and a slot release that meet an outage, and applies them once the database is back', async () => {

@@ -34,6 +34,41 @@ describe('scrapegate CLI', () => {
     expect((await cli('keys', 'list')).stdout).to.contain('revoked');
   });
 
+  it('restricts a key to addresses and ranges: on create, replaced or lifted by set-ips, shown by list; a wrong entry is refused with exit code 2', async function () {
+    this.timeout(30_000);
+    const created = await cli('keys', 'create', '--plan', 'startup', '--allowed-ips', '127.0.0.2, 203.0.113.7/8,2001:DB8::/32');
+    const key = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+    const prefix = key.slice(0, 10);
+    expect(created.stdout).to.contain('ips 127.0.0.2/32,203.0.0.0/8,2001:db8::/32');
+    const store = await TestStore.open(databaseUrl);
+    try {
+      expect((await store.keys.find(key))?.allowedIps).to.deep.equal(['127.0.0.2/32', '203.0.0.0/8', '2001:db8::/32']);
+      const line = () => cli('keys', 'list').then(({ stdout }) => stdout.split('\n').find((l) => l.startsWith(prefix)) ?? '');
+      expect(await line()).to.contain('ips 127.0.0.2/32,203.0.0.0/8,2001:db8::/32');
+      expect((await cli('keys', 'set-ips', prefix, '::1')).stdout).to.contain('ips ::1/128');
+      expect((await store.keys.find(key))?.allowedIps).to.deep.equal(['::1/128']);
+      const wrong = await cli('keys', 'set-ips', key, '127.0.0.1, 127.0.0.300').catch((e: { code: number; stderr: string }) => e);
+      expect(wrong).to.include({ code: 2 });
+      expect((wrong as { stderr: string }).stderr).to.contain('"127.0.0.300" is not an IP address or CIDR range');
+      expect((await store.keys.find(key))?.allowedIps, 'unchanged').to.deep.equal(['::1/128']);
+      expect((await cli('keys', 'set-ips', key, '')).stdout).to.contain('ips anywhere');
+      expect((await store.keys.find(key))?.allowedIps).to.deep.equal([]);
+      expect(await line()).to.contain('ips anywhere');
+      const count = (await store.keys.list()).length;
+      const refused = await cli('keys', 'create', '--plan', 'startup', '--allowed-ips', 'office').catch((e: { code: number; stderr: string }) => e);
+      expect(refused).to.include({ code: 2 });
+      expect((refused as { stderr: string }).stderr).to.contain('"office" is not an IP address or CIDR range');
+      expect((await store.keys.list()).length, 'no key created').to.equal(count);
+      const missing = await cli('keys', 'set-ips', key).catch((e: { code: number; stderr: string }) => e);
+      expect(missing).to.include({ code: 2 });
+      expect((missing as { stderr: string }).stderr).to.contain('keys set-ips needs');
+      const nobody = await cli('keys', 'set-ips', 'sg_nobody', '127.0.0.1').catch((e: { code: number; stderr: string }) => e);
+      expect(nobody).to.include({ code: 2 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('lists plans and costs, and refuses an unknown plan with exit code 2', async function () {
     this.timeout(20_000);
     const { stdout } = await cli('plans', 'list');

@@ -56,6 +56,7 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
       planName: 'test',
       creditsRemaining: spec.creditsTotal,
       maxConcurrency: null,
+      allowedIps: [],
       createdAt: spec.periodStart,
       revokedAt: null,
       browserWindowStart: 0,
@@ -70,7 +71,7 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
   async reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
     this.enter('reserveByHash');
     const key = this.byHash(keyHash);
-    if (!key || key.revokedAt !== null || key.maxConcurrency !== null || !(key.periodStart <= debit.at && debit.at < key.periodEnd)) return false;
+    if (!key || key.revokedAt !== null || key.maxConcurrency !== null || key.allowedIps.length > 0 || !(key.periodStart <= debit.at && debit.at < key.periodEnd)) return false;
     return this.answer(() => this.reserve(key, debit, budget, entry));
   }
 

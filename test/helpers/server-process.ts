@@ -35,7 +35,8 @@ export class ServerProcess {
   }
 
   get base(): string {
-    return `http://${this.env.HOST ?? '127.0.0.1'}:${this.port}`;
+    const host = this.env.HOST ?? '127.0.0.1';
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
   }
 
   /** Resolves once the server is ready (/readyz 200, as a load balancer waits), or only listening. */

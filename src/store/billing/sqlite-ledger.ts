@@ -11,7 +11,8 @@ const COUNT_ATTEMPT = `browser_attempts = CASE WHEN browser_window_start <= ? TH
   browser_failures = CASE WHEN browser_window_start <= ? THEN 0 ELSE browser_failures END,
   browser_window_start = CASE WHEN browser_window_start <= ? THEN ? ELSE browser_window_start END`;
 const WITHIN_BUDGET = `(browser_window_start <= ? OR browser_failures < ? OR browser_failures * 2 < browser_attempts)`;
-const BY_HASH = `key_hash = ? AND revoked_at IS NULL AND max_concurrency IS NULL AND period_start <= ? AND period_end > ? AND credits_remaining >= ?`;
+/** The hot path's key: uncapped and unrestricted (billing.ts reserves the others by id, once judged). */
+const BY_HASH = `key_hash = ? AND revoked_at IS NULL AND max_concurrency IS NULL AND allowed_ips IS NULL AND period_start <= ? AND period_end > ? AND credits_remaining >= ?`;
 const BY_ID = `id = ? AND period_end = ? AND revoked_at IS NULL AND credits_remaining >= ?`;
 const DEBIT = (where: string, browser: boolean) =>
   browser

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import * as initial from './001-initial.js';
 import * as browserFailureBudget from './002-browser-failure-budget.js';
 import * as requestLedger from './003-request-ledger.js';
+import * as ledgerBatches from './004-ledger-batches.js';
+import * as allowedIps from './005-allowed-ips.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -12,6 +14,8 @@ const migrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-browser-failure-budget': browserFailureBudget,
   '003-request-ledger': requestLedger,
+  '004-ledger-batches': ledgerBatches,
+  '005-allowed-ips': allowedIps,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
