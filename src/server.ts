@@ -23,6 +23,7 @@ import { opsRoutes } from './http/ops-routes.js';
 import { Metrics } from './observability/metrics.js';
 import { gridAnswers, Readiness } from './observability/readiness.js';
 import { ProxyHealth } from './proxies/proxy-health.js';
+import { SessionPins } from './proxies/session-pins.js';
 import { databaseAnswers } from './store/database-ping.js';
 import { locateChromedriver } from './fetchers/browser/driver-locator.js';
 import { EngineRegistry } from './fetchers/engine-registry.js';
@@ -32,6 +33,7 @@ import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
 import { bodyParsers, createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
+import { IpAllowList } from './net/ip-allow-list.js';
 import { HtmlWorkers } from './scrape/html-work/html-workers.js';
 import { PageAnswers } from './scrape/page-answers.js';
 import { ScrapeService } from './scrape/scrape-service.js';
@@ -126,7 +128,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     browser: browser?.fetcher,
   });
   const proxyHealth = new ProxyHealth(Date.now, (proxy) => metrics.proxyFailed(proxy.type, proxy.country));
-  const egress = new Egress(policy, proxies ? new ProxyPool(proxies, proxyHealth) : new DirectEgress(), logger);
+  const proxyPool = proxies && new ProxyPool(proxies, proxyHealth, Math.random, new SessionPins(config.sessionTtlMs));
+  const egress = new Egress(policy, proxyPool ?? new DirectEgress(), logger);
   const drain = new Drain();
   // Refunds and slot releases that meet a database outage are retried; what may still be wrong
   // when it ends (a debit cut while committing, a refund given up) is logged for the operator.
@@ -174,7 +177,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const spec = loadSpecAssets();
   const htmlWorkers = new HtmlWorkers();
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(bodyParsers(config.maxRequestBodyBytes));
-  const app = createApp({ routes, ops: opsRoutes(readiness, metrics), drain, spec, logger, metrics, maxRequestBodyBytes: config.maxRequestBodyBytes });
+  const app = createApp({
+    routes,
+    ops: opsRoutes(readiness, metrics),
+    drain,
+    spec,
+    logger,
+    metrics,
+    maxRequestBodyBytes: config.maxRequestBodyBytes,
+    trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
+  });
 
   const server = app.listen(config.port, config.host);
   server.on('clientError', answerMalformedRequest);

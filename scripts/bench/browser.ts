@@ -1,15 +1,10 @@
 // Browser engine benchmark: scrapegate's warm pool against raw Selenium, all in one run on one
 // machine, printed as ratios. Not a timed test: run it with `npm run bench:browser`.
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
 import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
-import { ApiKeyStore } from '../../src/store/api-key-store.js';
-import { migrate, openDatabase } from '../../src/store/database.js';
+import { startBenchServer } from './bench-server.js';
 import { chromiumPssMb, describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -41,20 +36,7 @@ const pageUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}
 const pendingUrl = `${pageUrl}pending`;
 
 // --- scrapegate, warm pool of CLIENTS sessions ---
-const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'bench-')), 'bench.sqlite')}`;
-const db = openDatabase(databaseUrl);
-await migrate(db);
-const { key } = await new ApiKeyStore(db.knex).create({ planName: 'business', credits: 1_000_000, maxConcurrency: null });
-await db.close();
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-  env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: String(CLIENTS), LOG_LEVEL: 'info', SE_OFFLINE: 'true' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const port = await new Promise<number>((resolve) => {
-  server.stdout!.on('data', (d: Buffer) => {
-    for (const line of d.toString().split('\n')) if (line.includes('"listening"')) resolve(Number(JSON.parse(line).port));
-  });
-});
+const { port, key, stop: stopServer } = await startBenchServer(CLIENTS);
 const scrape = async (_client = 0, url = pageUrl) => {
   const res = await fetch(`http://127.0.0.1:${port}/v2/general?${new URLSearchParams({ 'x-api-key': key, url })}`);
   const body = await res.text();
@@ -69,8 +51,7 @@ const d = await measure(`(d) scrapegate, ${CLIENTS} concurrent clients`, PARALLE
 const pssD = chromiumPssMb();
 await measure('top-up to 300 renders', 300 - 30 - SEQUENTIAL - PARALLEL, CLIENTS, scrape);
 const pss300 = chromiumPssMb();
-server.kill('SIGTERM');
-await new Promise((r) => server.on('exit', r));
+await stopServer();
 
 // --- raw Selenium ---
 const newDriver = (): Promise<WebDriver> =>

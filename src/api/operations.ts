@@ -8,7 +8,10 @@ export type OperationId = keyof operations;
  * The parameters the document gives a default. Validation fills them in from the document
  * (ajv's useDefaults), so a handler always finds them; a test holds this list to the document.
  */
-export const DEFAULTED_PARAMETERS = ['browser', 'return_page_source', 'return_text', 'proxy_type', 'timeout'] as const;
+export const DEFAULTED_PARAMETERS = [
+  'browser', 'return_page_source', 'return_text', 'proxy_type', 'timeout',
+  'screenshot', 'screenshot_format', 'screenshot_full_page', 'window_width', 'window_height', 'pdf_format', 'landscape', 'print_background', 'only_main_content',
+] as const;
 type Defaulted = (typeof DEFAULTED_PARAMETERS)[number];
 
 /** `T` with the document's defaulted parameters present. */

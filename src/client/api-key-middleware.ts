@@ -7,22 +7,17 @@ function given(values: Record<string, unknown> | undefined): boolean {
 }
 
 /**
- * Sends the client's key on every call unless the call names its own. v1 takes it in the
- * `x-api-key` header, which keeps it out of URLs (and the server prefers it to a query or body
- * key); v2 only reads the query parameter, so there it is appended to the URL.
+ * Sends the client's key on every call unless the call names its own, in the `x-api-key`
+ * header, which every operation takes: that keeps the key out of URLs (and so out of proxy and
+ * access logs along the way). A call that names a key as a query parameter sends only that one,
+ * since two different keys are refused as ambiguous.
  */
 export function apiKeyMiddleware(apiKey: string): Middleware {
   return {
-    onRequest({ request, schemaPath, params }) {
-      if (given(params.query)) return undefined;
-      if (schemaPath.startsWith('/v1/')) {
-        if (!given(params.header) && !request.headers.has(KEY)) request.headers.set(KEY, apiKey);
-        return request;
-      }
-      const separator = request.url.includes('?') ? '&' : '?';
-      // A new Request: a Request's URL is read-only. Appending keeps the rest of the query exactly
-      // as openapi-fetch encoded it (re-serialising through URLSearchParams would re-encode it).
-      return new Request(`${request.url}${separator}${KEY}=${encodeURIComponent(apiKey)}`, request);
+    onRequest({ request, params }) {
+      if (given(params.query) || given(params.header) || request.headers.has(KEY)) return undefined;
+      request.headers.set(KEY, apiKey);
+      return request;
     },
   };
 }

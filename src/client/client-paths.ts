@@ -1,10 +1,9 @@
 import type { components, paths } from '../generated/openapi-types.js';
 
 /**
- * The generated `paths`, reshaped for a client that already holds its API key. The document has
- * to declare `x-api-key` as a required query parameter of every v2 operation (that is the wire
- * contract); a client created with a key sends it on every call, so here it becomes optional,
- * and a query left with no required parameter (`/v2/usage`) may be omitted altogether.
+ * The generated `paths`, reshaped for a client that already holds its API key (it sends it in
+ * the header on every call): `x-api-key` is always optional here, and a query left with no
+ * required parameter (`/v2/usage`) may be omitted altogether.
  */
 
 type ApiKeyName = 'x-api-key';

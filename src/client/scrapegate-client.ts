@@ -7,7 +7,7 @@ import { serializeBody } from './raw-body.js';
 export interface ScrapegateClientOptions {
   /** Where scrapegate listens, e.g. `http://localhost:8080` (no trailing path). */
   baseUrl: string;
-  /** Sent on every call: the `x-api-key` header on v1, the `x-api-key` query parameter on v2. */
+  /** Sent on every call in the `x-api-key` header (never in the URL). */
   apiKey: string;
   /** A fetch to use instead of the global one (tests, proxies, retries). */
   fetch?: (input: Request) => Promise<Response>;

@@ -8,6 +8,19 @@ const booleanFromEnv = z
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** A comma-separated list of CIDR ranges, empty by default. */
+const cidrList = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    try {
+      return parseCidrList(text);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -17,19 +30,11 @@ const schema = z.object({
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
-  TARGET_ALLOW_CIDRS: z
-    .string()
-    .default('')
-    .transform((text, ctx) => {
-      try {
-        return parseCidrList(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  TARGET_ALLOW_CIDRS: cidrList,
+  TRUSTED_PROXIES: cidrList,
   BROWSER_GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   PROXY_CONFIG: z.string().min(1).optional(),
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   PLANS_CONFIG: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
@@ -69,7 +74,14 @@ export interface Config {
   allowPrivateTargets: boolean;
   /** Ranges allowed as targets although not public, e.g. 127.0.0.2/32 for tests with the policy on. */
   targetAllowCidrs: Cidr[];
+  /**
+   * Peers (load balancers, reverse proxies) whose X-Forwarded-For is believed when an API key's
+   * IP restriction is judged; from any other peer the header is ignored. Empty: nobody's.
+   */
+  trustedProxies: Cidr[];
   proxyConfigPath: string | undefined;
+  /** How long after a sticky session's last request this instance forgets where a failover moved it. */
+  sessionTtlMs: number;
   plansConfigPath: string | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   maxBodyBytes: number;
@@ -132,7 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databaseUrl: e.DATABASE_URL ?? `sqlite:${e.DATA_DIR.replace(/\/$/, '')}/scrapegate.sqlite`,
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     targetAllowCidrs: e.TARGET_ALLOW_CIDRS,
+    trustedProxies: e.TRUSTED_PROXIES,
     proxyConfigPath: e.PROXY_CONFIG,
+    sessionTtlMs: e.SESSION_TTL_SECONDS * 1000,
     plansConfigPath: e.PLANS_CONFIG,
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,

@@ -6,6 +6,7 @@ import { connectDirect } from './direct-connect.js';
 import { egressAgents, type HttpAgents } from './egress-agent.js';
 import { EgressContext } from './egress-context.js';
 import type { ProxyProvider } from '../proxies/proxy-provider.js';
+import type { StickySession } from '../proxies/sticky-session.js';
 import type { TargetPolicy } from '../target-policy/target-policy.js';
 
 /** A new direct connection gives up after this long (a request's own deadline usually ends it first). */
@@ -32,8 +33,8 @@ export class Egress {
   }
 
   /** Throws ProxyUnavailableError when the type or country is not served. */
-  open(type: ProxyType, country: string | undefined, deadline: Deadline): EgressContext {
-    return new EgressContext(this.policy, this.proxies.route(type, country), deadline, this.logger, this.sharedDirect);
+  open(type: ProxyType, country: string | undefined, deadline: Deadline, session?: StickySession): EgressContext {
+    return new EgressContext(this.policy, this.proxies.route(type, country, session), deadline, this.logger, this.sharedDirect);
   }
 
   close(): void {

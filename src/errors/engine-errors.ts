@@ -67,8 +67,18 @@ export class ProxyUnavailableError extends EngineError {
 /** The awaited selector did not appear before the deadline. */
 export class SelectorTimeoutError extends EngineError {}
 
-/** The selector is not valid CSS. */
-export class InvalidSelectorError extends EngineError {}
+/** The selector is not valid CSS; `param` names the parameter that gave it. */
+export class InvalidSelectorError extends EngineError {
+  constructor(
+    message: string,
+    readonly param: 'wait_for_selector' | 'screenshot_selector' = 'wait_for_selector',
+  ) {
+    super(message);
+  }
+}
+
+/** The element to capture is not on the page (or has no size). */
+export class ElementNotFoundError extends EngineError {}
 
 /** The target's anti-bot system refused the request (on every proxy tried). */
 export class AntiBotDetectedError extends EngineError {

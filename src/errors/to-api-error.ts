@@ -8,12 +8,14 @@ import {
   DeadlineExceededError,
   EngineError,
   EngineUnavailableError,
+  ElementNotFoundError,
   InvalidSelectorError,
   ProxyUnavailableError,
   SelectorTimeoutError,
   TargetUnusableError,
   TargetUnreachableError,
 } from './engine-errors.js';
+import { ExtractRulesError } from './extract-rules-error.js';
 import { InvalidValueError } from './invalid-value-error.js';
 
 /** Where an operation's parameter stands in the request: `['query', 'url']`, `['body', 'browser']`. */
@@ -47,6 +49,9 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
       err.values.map(({ param, msg, type, place }) => ({ loc: place === 'header' ? ['header', ...(param ? [param] : [])] : locate(param), msg, type })),
     );
   }
+  if (err instanceof ExtractRulesError) {
+    return new UnprocessableEntityError(err.issues.map(({ path, msg, type }) => ({ loc: [...locate('extract_rules'), ...path], msg, type })));
+  }
   if (err instanceof BillingRefusal) {
     if (err instanceof ConcurrencyLimitError) return new ConflictError(err.message);
     if (err instanceof BrowserBudgetExceededError) return new TooManyRequestsError(err.message, err.retryAfterSeconds);
@@ -65,7 +70,8 @@ function fromEngine(err: EngineError, locate: ParamLocator): ApiError {
   if (err instanceof AntiBotDetectedError) {
     return new LockedError(`The target's anti-bot detection blocked the request (${err.vendor} ${err.wall}). Retry, or change the proxy type or country.`);
   }
-  if (err instanceof InvalidSelectorError) return invalid(locate('wait_for_selector'), err.message, 'value_error.selector');
+  if (err instanceof InvalidSelectorError) return invalid(locate(err.param), err.message, 'value_error.selector');
+  if (err instanceof ElementNotFoundError) return new NotFoundError(`The element to capture was not found: ${err.message}`);
   if (err instanceof ProxyUnavailableError) return invalid(locate(err.param), err.message, 'value_error.proxy_unavailable');
   if (err instanceof EngineUnavailableError) return invalid(locate('browser'), err.message, 'value_error.engine_unavailable');
   if (err instanceof BrowserFailureError) return new InternalError('The browser rendering the page failed; the request was not charged. Retry it.');

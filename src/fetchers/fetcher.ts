@@ -25,6 +25,31 @@ export interface Cookie {
   value: string;
 }
 
+export type PaperFormat = 'A4' | 'Letter' | 'Legal' | 'A3';
+
+/** An image or a PDF of the rendered page, taken once it is ready (browser engine only). */
+export type CaptureSpec =
+  | {
+      kind: 'screenshot';
+      format: 'png' | 'jpeg';
+      /** JPEG only; undefined: Chrome's default. */
+      quality: number | undefined;
+      fullPage: boolean;
+      /** Only the first element matching it. */
+      selector: string | undefined;
+      /** The window the page is laid out in, in CSS pixels. */
+      width: number;
+      height: number;
+    }
+  | { kind: 'pdf'; paper: PaperFormat; landscape: boolean; printBackground: boolean };
+
+export interface Capture {
+  data: Buffer;
+  contentType: 'image/png' | 'image/jpeg' | 'application/pdf';
+  /** The page or element was taller than the capture's limit, and the image was cut there. */
+  truncated: boolean;
+}
+
 /** What to fetch and how; the browser-only fields are ignored by the plain engine. */
 export interface FetchSpec {
   url: URL;
@@ -46,6 +71,7 @@ export interface FetchSpec {
   wantsText: boolean;
   /** Whether the answer lists the page's cookies (v1, extended; v2 general does not). */
   wantsCookies: boolean;
+  capture: CaptureSpec | undefined;
 }
 
 export interface XhrRecord {
@@ -77,6 +103,8 @@ export interface FetchedPage {
   text: string | undefined;
   xhrs: XhrRecord[];
   iframes: IframeRecord[];
+  /** What the spec asked to capture (browser engine). */
+  capture?: Capture;
 }
 
 /** An engine. It throws EngineError subclasses for target-side failures and nothing else on purpose. */

@@ -29,10 +29,10 @@ export interface paths {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -78,6 +78,37 @@ export interface paths {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -96,6 +127,8 @@ export interface paths {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -125,10 +158,10 @@ export interface paths {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -174,6 +207,43 @@ export interface paths {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
+                 * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+                 *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+                 *     422); the cost stays a browser render's.
+                 */
+                screenshot?: components["parameters"]["Screenshot"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -192,6 +262,8 @@ export interface paths {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -212,6 +284,155 @@ export interface paths {
         post: operations["v2ExtendedPost"];
         /** Scrape into extended JSON with DELETE (optional body forwarded) */
         delete: operations["v2ExtendedDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/markdown": {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
+                 */
+                browser?: components["parameters"]["Browser"];
+                /**
+                 * @description Return the main document exactly as the target server sent it, before any
+                 *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 */
+                return_page_source?: components["parameters"]["ReturnPageSource"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+                 *     containers (a documented list of elements, roles, ids and classes), and
+                 *     keep the page's `<main>` or single `<article>` when it has one.
+                 */
+                only_main_content?: components["parameters"]["OnlyMainContent"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Scrape into Markdown with GET */
+        get: operations["v2MarkdownGet"];
+        /** Scrape into Markdown with PUT (body forwarded) */
+        put: operations["v2MarkdownPut"];
+        /** Scrape into Markdown with POST (body forwarded) */
+        post: operations["v2MarkdownPost"];
+        /** Scrape into Markdown with DELETE (optional body forwarded) */
+        delete: operations["v2MarkdownDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Screenshot with GET */
+        get: operations["v2ScreenshotGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** PDF with GET */
+        get: operations["v2PdfGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -252,6 +473,8 @@ export interface components {
          */
         ProxyType: "datacenter" | "residential";
         CountryCode: string;
+        /** @description A sticky proxy session's number (see the `session_id` parameter). */
+        SessionId: number;
         CssSelector: string;
         /**
          * @example {
@@ -307,6 +530,7 @@ export interface components {
             proxy_type?: components["schemas"]["ProxyType"];
             proxy_country?: components["schemas"]["CountryCode"];
             wait_for_selector?: components["schemas"]["CssSelector"];
+            session_id?: components["schemas"]["SessionId"];
             /** @default false */
             return_text: boolean;
         };
@@ -344,6 +568,19 @@ export interface components {
             xhrs: components["schemas"]["XhrCall"][];
             /** @description The page's iframes and their HTML (browser mode; empty in plain mode). */
             iframes: components["schemas"]["Iframe"][];
+            /** @description What `extract_rules` took from the page (only with `extract_rules`). */
+            extracted?: unknown;
+            /**
+             * Format: byte
+             * @description A base64 PNG of the window once the page was ready (only with `screenshot=true`).
+             */
+            screenshot?: string;
+        };
+        MarkdownResult: {
+            /** @description The URL requested. */
+            url: string;
+            /** @description The page as GitHub-flavoured Markdown. */
+            markdown: string;
         };
         /**
          * @example {
@@ -388,7 +625,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The API key is unknown or revoked, or its remaining credits are below this request's cost. */
+        /**
+         * @description The API key is unknown or revoked, its remaining credits are below this
+         *     request's cost, or it is restricted to IP addresses this request did not
+         *     come from (the `detail` then says that an IP restriction applies and names
+         *     the address the request was seen from). Nothing is charged.
+         */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -555,6 +797,18 @@ export interface components {
                 "application/json": components["schemas"]["ExtendedResult"];
             };
         };
+        /** @description The page as Markdown. */
+        V2Markdown: {
+            headers: {
+                "Svc-credits-cost": components["headers"]["CreditsCost"];
+                "Svc-page-status-code": components["headers"]["PageStatusCode"];
+                "Svc-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MarkdownResult"];
+            };
+        };
     };
     parameters: {
         /**
@@ -604,6 +858,17 @@ export interface components {
          */
         ProxyCountry: components["schemas"]["CountryCode"];
         /**
+         * @description A sticky proxy session. Requests with the same key, `session_id`,
+         *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+         *     long as they keep coming within the server's session lifetime (300 s by
+         *     default) of each other; without `proxy_country` the session also keeps its
+         *     country. When the session's exit fails, the request moves to another exit
+         *     and the session stays there. Every instance behind a load balancer picks
+         *     the same exit. Without upstream proxies it has no effect.
+         * @example 42
+         */
+        SessionId: components["schemas"]["SessionId"];
+        /**
          * @description A CSS selector to wait for before answering. If it never appears within
          *     the deadline the answer is HTTP 404 (not charged); a selector that is not
          *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -612,15 +877,30 @@ export interface components {
         /** @description Return the page's readable text instead of its HTML. */
         ReturnText: boolean;
         /**
-         * @description Your API key.
-         * @example YOUR_API_KEY
-         */
-        ApiKeyQueryRequired: string;
-        /**
          * @description Return the main document exactly as the target server sent it, before any
          *     script ran. Works only with `browser=true`, and costs less than rendering.
          */
         ReturnPageSource: boolean;
+        /**
+         * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+         *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+         *     `/v2/general` the answer's body becomes the extracted JSON; on
+         *     `/v2/extended` it is added as `extracted`.
+         *
+         *     * `{"title": "h1"}`: the first match's text, or `null`.
+         *     * `{"link": "a.next@href"}`: an attribute of the first match.
+         *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+         *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+         *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+         *       nested rules apply inside each match; `clean` (default true) trims and
+         *       collapses whitespace.
+         *
+         *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+         *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+         *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+         * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+         */
+        ExtractRules: string;
         /**
          * @description Resource types the browser must not load. Repeat the parameter to block
          *     several (`block_resource=image&block_resource=font`). Works only with
@@ -640,6 +920,43 @@ export interface components {
          *     characters gets HTTP 422.
          */
         TargetHeader: string;
+        /**
+         * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+         *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+         *     422); the cost stays a browser render's.
+         */
+        Screenshot: boolean;
+        /**
+         * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+         *     containers (a documented list of elements, roles, ids and classes), and
+         *     keep the page's `<main>` or single `<article>` when it has one.
+         */
+        OnlyMainContent: boolean;
+        /** @description The image format. */
+        ScreenshotFormat: "png" | "jpeg";
+        /** @description JPEG quality, 1–100 (only with `screenshot_format=jpeg`; with png it is HTTP 422). Chrome's default when omitted. */
+        ScreenshotQuality: number;
+        /**
+         * @description The whole page rather than the window. A page taller than 16,384 CSS pixels
+         *     is cut there, and the answer says so in `Svc-screenshot-truncated: true`.
+         */
+        ScreenshotFullPage: boolean;
+        /**
+         * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
+         *     height). If nothing matches, or the element has no size, the answer is
+         *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+         */
+        ScreenshotSelector: components["schemas"]["CssSelector"];
+        /** @description The browser window's width in CSS pixels while the page renders. */
+        WindowWidth: number;
+        /** @description The browser window's height in CSS pixels while the page renders. */
+        WindowHeight: number;
+        /** @description The paper size. */
+        PdfFormat: "A4" | "Letter" | "Legal" | "A3";
+        /** @description Landscape orientation. */
+        Landscape: boolean;
+        /** @description Print background colours and images. */
+        PrintBackground: boolean;
     };
     requestBodies: never;
     headers: {
@@ -659,6 +976,11 @@ export interface components {
          *     outer HTTP 200 (and charged): check this header.
          */
         PageStatusCode: number;
+        /**
+         * @description `true` when the page or element was taller than 16,384 CSS pixels and the
+         *     image was cut there; absent otherwise.
+         */
+        ScreenshotTruncated: "true";
     };
     pathItems: never;
 }
@@ -711,6 +1033,17 @@ export interface operations {
                  * @example US
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
                 /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
@@ -803,10 +1136,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -852,6 +1185,37 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -870,6 +1234,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -900,10 +1266,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -949,6 +1315,37 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -967,6 +1364,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1002,10 +1401,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1051,6 +1450,37 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1069,6 +1499,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1104,10 +1536,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1153,6 +1585,37 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1171,6 +1634,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1206,10 +1671,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1255,6 +1720,43 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
+                 * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+                 *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+                 *     422); the cost stays a browser render's.
+                 */
+                screenshot?: components["parameters"]["Screenshot"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1273,6 +1775,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1303,10 +1807,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1352,6 +1856,43 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
+                 * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+                 *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+                 *     422); the cost stays a browser render's.
+                 */
+                screenshot?: components["parameters"]["Screenshot"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1370,6 +1911,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1405,10 +1948,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1454,6 +1997,43 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
+                 * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+                 *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+                 *     422); the cost stays a browser render's.
+                 */
+                screenshot?: components["parameters"]["Screenshot"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1472,6 +2052,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1507,10 +2089,10 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
                 /**
                  * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
                  *     resolves to an address the server does not reach (loopback, private,
@@ -1556,6 +2138,43 @@ export interface operations {
                  */
                 proxy_country?: components["parameters"]["ProxyCountry"];
                 /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
+                 *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
+                 *     `/v2/general` the answer's body becomes the extracted JSON; on
+                 *     `/v2/extended` it is added as `extracted`.
+                 *
+                 *     * `{"title": "h1"}`: the first match's text, or `null`.
+                 *     * `{"link": "a.next@href"}`: an attribute of the first match.
+                 *     * The full form: `{"selector": "…", "type": "item" | "list", "output":
+                 *       "text" | "html" | "@attr" | "table_array" | "table_json" | {nested rules},
+                 *       "clean": true | false}`. `type: "list"` gives every match (or `[]`);
+                 *       nested rules apply inside each match; `clean` (default true) trims and
+                 *       collapses whitespace.
+                 *
+                 *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
+                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
+                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
+                 */
+                extract_rules?: components["parameters"]["ExtractRules"];
+                /**
+                 * @description Adds `screenshot`, a base64 PNG of the window (1920×1080) once the page is
+                 *     ready, to the answer. Needs `browser=true` (with `browser=false` it is HTTP
+                 *     422); the cost stays a browser render's.
+                 */
+                screenshot?: components["parameters"]["Screenshot"];
+                /**
                  * @description A CSS selector to wait for before answering. If it never appears within
                  *     the deadline the answer is HTTP 404 (not charged); a selector that is not
                  *     valid CSS gets HTTP 422. Works only with `browser=true`.
@@ -1574,6 +2193,8 @@ export interface operations {
                 timeout?: components["parameters"]["Timeout"];
             };
             header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
                 /**
                  * @description Any request header whose name starts with `svc-` is forwarded to the target
                  *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
@@ -1605,16 +2226,743 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    v2Usage: {
+    v2MarkdownGet: {
         parameters: {
             query: {
                 /**
-                 * @description Your API key.
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
                  * @example YOUR_API_KEY
                  */
-                "x-api-key": components["parameters"]["ApiKeyQueryRequired"];
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
+                 */
+                browser?: components["parameters"]["Browser"];
+                /**
+                 * @description Return the main document exactly as the target server sent it, before any
+                 *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 */
+                return_page_source?: components["parameters"]["ReturnPageSource"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+                 *     containers (a documented list of elements, roles, ids and classes), and
+                 *     keep the page's `<main>` or single `<article>` when it has one.
+                 */
+                only_main_content?: components["parameters"]["OnlyMainContent"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
             };
-            header?: never;
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["V2Markdown"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2MarkdownPut: {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
+                 */
+                browser?: components["parameters"]["Browser"];
+                /**
+                 * @description Return the main document exactly as the target server sent it, before any
+                 *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 */
+                return_page_source?: components["parameters"]["ReturnPageSource"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+                 *     containers (a documented list of elements, roles, ids and classes), and
+                 *     keep the page's `<main>` or single `<article>` when it has one.
+                 */
+                only_main_content?: components["parameters"]["OnlyMainContent"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Forwarded to the target as the request body; set its type with `svc-Content-Type`. */
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            200: components["responses"]["V2Markdown"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2MarkdownPost: {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
+                 */
+                browser?: components["parameters"]["Browser"];
+                /**
+                 * @description Return the main document exactly as the target server sent it, before any
+                 *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 */
+                return_page_source?: components["parameters"]["ReturnPageSource"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+                 *     containers (a documented list of elements, roles, ids and classes), and
+                 *     keep the page's `<main>` or single `<article>` when it has one.
+                 */
+                only_main_content?: components["parameters"]["OnlyMainContent"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Forwarded to the target as the request body; set its type with `svc-Content-Type`. */
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            200: components["responses"]["V2Markdown"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2MarkdownDelete: {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Render the page in a headless Chrome (`true`: the answer is the DOM after
+                 *     the page's scripts ran) or fetch it with plain HTTP (`false`: the body as
+                 *     the server sent it). `True`/`False` and `1`/`0` are accepted too.
+                 */
+                browser?: components["parameters"]["Browser"];
+                /**
+                 * @description Return the main document exactly as the target server sent it, before any
+                 *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 */
+                return_page_source?: components["parameters"]["ReturnPageSource"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description Drop navigation, page headers and footers, asides, cookie banners and ad
+                 *     containers (a documented list of elements, roles, ids and classes), and
+                 *     keep the page's `<main>` or single `<article>` when it has one.
+                 */
+                only_main_content?: components["parameters"]["OnlyMainContent"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Forwarded to the target as the request body; set its type with `svc-Content-Type`. */
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            200: components["responses"]["V2Markdown"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2ScreenshotGet: {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+                /** @description The image format. */
+                screenshot_format?: components["parameters"]["ScreenshotFormat"];
+                /** @description JPEG quality, 1–100 (only with `screenshot_format=jpeg`; with png it is HTTP 422). Chrome's default when omitted. */
+                screenshot_quality?: components["parameters"]["ScreenshotQuality"];
+                /**
+                 * @description The whole page rather than the window. A page taller than 16,384 CSS pixels
+                 *     is cut there, and the answer says so in `Svc-screenshot-truncated: true`.
+                 */
+                screenshot_full_page?: components["parameters"]["ScreenshotFullPage"];
+                /**
+                 * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
+                 *     height). If nothing matches, or the element has no size, the answer is
+                 *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+                 */
+                screenshot_selector?: components["parameters"]["ScreenshotSelector"];
+                /** @description The browser window's width in CSS pixels while the page renders. */
+                window_width?: components["parameters"]["WindowWidth"];
+                /** @description The browser window's height in CSS pixels while the page renders. */
+                window_height?: components["parameters"]["WindowHeight"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    "Svc-credits-cost": components["headers"]["CreditsCost"];
+                    "Svc-page-status-code": components["headers"]["PageStatusCode"];
+                    "Svc-request-id": components["headers"]["RequestId"];
+                    "Svc-screenshot-truncated": components["headers"]["ScreenshotTruncated"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2PdfGet: {
+        parameters: {
+            query: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+                /**
+                 * @description The target URL, `http` or `https`, URL-encoded. A URL whose host is or
+                 *     resolves to an address the server does not reach (loopback, private,
+                 *     link-local, the server itself…) is an invalid value: HTTP 422, nothing
+                 *     fetched, not charged.
+                 * @example https://example.com/
+                 */
+                url: components["parameters"]["Url"];
+                /**
+                 * @description Cookies sent to the target, as `name=value` pairs separated by `;`.
+                 * @example session=abc123;theme=dark
+                 */
+                cookies?: components["parameters"]["Cookies"];
+                /**
+                 * @description Base64-encoded JavaScript run once the page has loaded, before
+                 *     `wait_for_selector` is awaited (so a snippet can click and the selector wait
+                 *     for the result). A snippet that throws does not fail the request. Works
+                 *     only with `browser=true`.
+                 */
+                js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description The kind of upstream proxy the request leaves through (default
+                 *     `datacenter`); it sets the request's price. A type the server has no
+                 *     proxies for gets HTTP 422 naming what is available.
+                 */
+                proxy_type?: components["parameters"]["ProxyType"];
+                /**
+                 * @description Two-letter ISO country code of the proxy, in any case. When omitted, a
+                 *     random country is used. A country the server has no proxy for gets HTTP
+                 *     422 naming the countries available.
+                 * @example US
+                 */
+                proxy_country?: components["parameters"]["ProxyCountry"];
+                /**
+                 * @description A sticky proxy session. Requests with the same key, `session_id`,
+                 *     `proxy_type` and `proxy_country` leave through the same proxy exit for as
+                 *     long as they keep coming within the server's session lifetime (300 s by
+                 *     default) of each other; without `proxy_country` the session also keeps its
+                 *     country. When the session's exit fails, the request moves to another exit
+                 *     and the session stays there. Every instance behind a load balancer picks
+                 *     the same exit. Without upstream proxies it has no effect.
+                 * @example 42
+                 */
+                session_id?: components["parameters"]["SessionId"];
+                /**
+                 * @description A CSS selector to wait for before answering. If it never appears within
+                 *     the deadline the answer is HTTP 404 (not charged); a selector that is not
+                 *     valid CSS gets HTTP 422. Works only with `browser=true`.
+                 */
+                wait_for_selector?: components["parameters"]["WaitForSelector"];
+                /**
+                 * @description Resource types the browser must not load. Repeat the parameter to block
+                 *     several (`block_resource=image&block_resource=font`). Works only with
+                 *     `browser=true`. Blocking `document` blocks subframes, never the page itself.
+                 */
+                block_resource?: components["parameters"]["BlockResource"];
+                /**
+                 * @description One deadline, in seconds, for the whole request: queueing, connecting
+                 *     (a failed connection is retried while time remains), loading and waiting.
+                 */
+                timeout?: components["parameters"]["Timeout"];
+                /** @description The paper size. */
+                pdf_format?: components["parameters"]["PdfFormat"];
+                /** @description Landscape orientation. */
+                landscape?: components["parameters"]["Landscape"];
+                /** @description Print background colours and images. */
+                print_background?: components["parameters"]["PrintBackground"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+                /**
+                 * @description Any request header whose name starts with `svc-` is forwarded to the target
+                 *     with the prefix removed; `svc-Content-Type` is the common one. Unprefixed
+                 *     headers are never forwarded. A value with anything but visible ASCII,
+                 *     spaces and tabs, more than 50 such headers, or a value over 8192
+                 *     characters gets HTTP 422.
+                 */
+                "svc-Content-Type"?: components["parameters"]["TargetHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF. */
+            200: {
+                headers: {
+                    "Svc-credits-cost": components["headers"]["CreditsCost"];
+                    "Svc-page-status-code": components["headers"]["PageStatusCode"];
+                    "Svc-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            423: components["responses"]["Locked"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    v2Usage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Your API key. Required unless the `x-api-key` header carries it.
+                 * @example YOUR_API_KEY
+                 */
+                "x-api-key"?: components["parameters"]["ApiKeyQueryOptional"];
+            };
+            header?: {
+                /** @description Your API key. Required unless the `x-api-key` parameter carries it. An empty header counts as absent. */
+                "x-api-key"?: components["parameters"]["ApiKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };

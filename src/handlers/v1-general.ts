@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { OperationHandler } from '../api/operations.js';
 import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { clientAddressOf } from '../http/client-address.js';
 import { apiKeyOf } from '../scrape/api-key-of.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import { toScrapeRequest, type ScrapeParams } from '../scrape/request-params.js';
@@ -24,6 +25,7 @@ function answer(service: ScrapeService, answers: PageAnswers) {
       wantsText: params.return_text,
       forwardHeaders: false,
       timeoutSeconds: V1_DEADLINE_SECONDS,
+      clientAddress: clientAddressOf(req),
     });
     const { answer, cost } = await service.scrape(apiKey, request, (page) => answers.v1Result(page, params.return_text), (id) => recordRequestId(res, id));
     recordCost(res, cost);

@@ -1,14 +1,24 @@
 import type { OperationHandler } from '../api/operations.js';
+import { InvalidValueError } from '../errors/invalid-value-error.js';
+import { parseExtractRules } from '../extract/extract-rules.js';
 import { recordCost, recordRequestId } from '../http/answer-locals.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest, type V2ExtendedOperation } from './v2-scrape-request.js';
 
+/** `screenshot=true`: the window as the screenshot operation takes it by default. */
+const WINDOW_SCREENSHOT = { kind: 'screenshot', format: 'png', quality: undefined, fullPage: false, selector: undefined, width: 1920, height: 1080 } as const;
+
 /** v2ExtendedGet/Post/Put/Delete: the page, its text, cookies, headers, XHRs and iframes as JSON. */
 export function v2Extended(service: ScrapeService, answers: PageAnswers): OperationHandler<V2ExtendedOperation> {
   return async (v, req, res) => {
     const { apiKey, request } = v2ScrapeRequest(v, req, true);
-    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p), (id) => recordRequestId(res, id));
+    if (v.query.screenshot) {
+      if (!request.browser) throw new InvalidValueError('screenshot', 'a screenshot needs browser=true', 'value_error.screenshot');
+      request.capture = WINDOW_SCREENSHOT;
+    }
+    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
+    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p, rules), (id) => recordRequestId(res, id));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
     res.status(200).json(answer);

@@ -1,21 +1,26 @@
 import type { OperationHandler } from '../api/operations.js';
+import { parseExtractRules } from '../extract/extract-rules.js';
 import { recordCost, recordRequestId } from '../http/answer-locals.js';
-import { bodyContentType, v2Headers } from '../scrape/page-answers.js';
+import { bodyContentType, type PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
+import { appendV2Headers } from './v2-page-headers.js';
 import { v2ScrapeRequest, type V2GeneralOperation } from './v2-scrape-request.js';
 
-/** v2GeneralGet/Post/Put/Delete: the target's bytes as the body, metadata in headers. */
-export function v2General(service: ScrapeService): OperationHandler<V2GeneralOperation> {
+/**
+ * v2GeneralGet/Post/Put/Delete: the target's bytes as the body, metadata in headers; with
+ * `extract_rules`, what they took from the page as a JSON body instead.
+ */
+export function v2General(service: ScrapeService, answers: PageAnswers): OperationHandler<V2GeneralOperation> {
   return async (v, req, res) => {
     const { apiKey, request } = v2ScrapeRequest(v, req, false);
-    const { page, cost } = await service.scrape(apiKey, request, (p) => p, (id) => recordRequestId(res, id));
+    // Refused before anything is reserved or fetched: bad rules cost nothing.
+    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
+    const { answer: extracted, page, cost } = await service.scrape(apiKey, request, (p) => (rules ? answers.extracted(p, rules) : undefined), (id) => recordRequestId(res, id));
     recordCost(res, cost);
-    for (const [name, value] of v2Headers(page)) {
-      try {
-        res.append(name, value);
-      } catch {
-        // A value Node refuses to send (a control character) is dropped rather than failing the answer.
-      }
+    appendV2Headers(res, page);
+    if (rules) {
+      res.status(200).json(extracted);
+      return;
     }
     res.setHeader('Content-Type', bodyContentType(page) ?? 'application/octet-stream');
     res.status(200).end(page.body);

@@ -1,14 +1,17 @@
 import type { Request } from 'express';
 import type { Validated } from '../api/operations.js';
 import type { ForwardedMethod } from '../fetchers/fetcher.js';
+import { clientAddressOf } from '../http/client-address.js';
+import { apiKeyOf } from '../scrape/api-key-of.js';
 import { toScrapeRequest } from '../scrape/request-params.js';
 import type { ScrapeRequest } from '../scrape/scrape-request.js';
 
 export type V2GeneralOperation = 'v2GeneralGet' | 'v2GeneralPost' | 'v2GeneralPut' | 'v2GeneralDelete';
 export type V2ExtendedOperation = 'v2ExtendedGet' | 'v2ExtendedPost' | 'v2ExtendedPut' | 'v2ExtendedDelete';
+export type V2MarkdownOperation = 'v2MarkdownGet' | 'v2MarkdownPost' | 'v2MarkdownPut' | 'v2MarkdownDelete';
 
-/** v2 general and extended read one request the same way: query parameters, method and raw body forwarded. */
-export function v2ScrapeRequest(v: Validated<V2GeneralOperation | V2ExtendedOperation>, req: Request, collectExtras: boolean): { apiKey: string; request: ScrapeRequest } {
+/** v2 general, extended and markdown read one request the same way: query parameters, method and raw body forwarded. */
+export function v2ScrapeRequest(v: Validated<V2GeneralOperation | V2ExtendedOperation | V2MarkdownOperation>, req: Request, collectExtras: boolean): { apiKey: string; request: ScrapeRequest } {
   const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
   const request = toScrapeRequest(v.query, {
     operation: v.operation,
@@ -21,6 +24,7 @@ export function v2ScrapeRequest(v: Validated<V2GeneralOperation | V2ExtendedOper
     wantsText: collectExtras,
     forwardHeaders: true,
     timeoutSeconds: v.query.timeout,
+    clientAddress: clientAddressOf(req),
   });
-  return { apiKey: v.query['x-api-key'], request };
+  return { apiKey: apiKeyOf(req.get('x-api-key'), v.query['x-api-key']), request };
 }

@@ -1,11 +1,13 @@
 import type { OperationHandler } from '../api/operations.js';
 import type { components } from '../generated/openapi-types.js';
+import { clientAddressOf } from '../http/client-address.js';
+import { apiKeyOf } from '../scrape/api-key-of.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 
 /** v2Usage: the key's current subscription period and credits. */
 export function v2Usage(service: ScrapeService): OperationHandler<'v2Usage'> {
-  return async (v, _req, res) => {
-    const key = await service.account(v.query['x-api-key']);
+  return async (v, req, res) => {
+    const key = await service.account(apiKeyOf(req.get('x-api-key'), v.query['x-api-key']), clientAddressOf(req));
     const record: components['schemas']['UsageRecord'] = {
       plan_name: key.planName,
       start_date: new Date(key.periodStart).toISOString(),

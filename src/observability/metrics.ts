@@ -26,6 +26,7 @@ export class Metrics {
   private readonly proxyFailures: Counter<'proxy_type' | 'country'>;
   private readonly browserFailures: Counter;
   private readonly budgetRefusals: Counter;
+  private readonly ipRefusals: Counter;
   private pool: () => PoolGauges | undefined = () => undefined;
 
   constructor() {
@@ -76,6 +77,11 @@ export class Metrics {
     this.budgetRefusals = new Counter({
       name: 'scrapegate_browser_budget_refusals_total',
       help: 'Browser requests refused with 429 because their key was past its budget of uncharged failures',
+      registers,
+    });
+    this.ipRefusals = new Counter({
+      name: 'scrapegate_ip_restricted_total',
+      help: 'Requests refused with 403 because their key is restricted to other IP addresses (not charged, no concurrency slot taken)',
       registers,
     });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
@@ -134,6 +140,10 @@ export class Metrics {
 
   browserBudgetRefused(): void {
     this.budgetRefusals.inc();
+  }
+
+  ipRestricted(): void {
+    this.ipRefusals.inc();
   }
 
   text(): Promise<string> {

@@ -2,6 +2,9 @@ import type { ProxyType } from '../config/catalog.js';
 import type { ProxyEndpoint } from './proxy-endpoint.js';
 import type { ProxyHealth } from './proxy-health.js';
 
+/** Told of each proxy a request's tunnel opened through: a sticky session's pin follows it there. */
+export type RouteSucceeded = (proxy: ProxyEndpoint) => void;
+
 /**
  * Where one request's traffic leaves from: directly, or through one proxy of the chosen type and
  * country at a time. The request sticks to its proxy (a page's subresources leave from the same
@@ -13,21 +16,22 @@ export class EgressRoute {
   private active: ProxyEndpoint | undefined;
 
   private constructor(
-    /** In this request's rotation order. */
+    /** In the order this request tries them: round-robin, or its sticky session's rendezvous order. */
     readonly candidates: ProxyEndpoint[],
     private readonly health: ProxyHealth | undefined,
     readonly type: ProxyType,
     readonly country: string | undefined,
+    private readonly onSucceeded: RouteSucceeded | undefined,
   ) {
     this.active = this.pick();
   }
 
   static direct(type: ProxyType): EgressRoute {
-    return new EgressRoute([], undefined, type, undefined);
+    return new EgressRoute([], undefined, type, undefined, undefined);
   }
 
-  static through(candidates: ProxyEndpoint[], health: ProxyHealth, type: ProxyType, country: string): EgressRoute {
-    return new EgressRoute(candidates, health, type, country);
+  static through(candidates: ProxyEndpoint[], health: ProxyHealth, type: ProxyType, country: string, onSucceeded?: RouteSucceeded): EgressRoute {
+    return new EgressRoute(candidates, health, type, country, onSucceeded);
   }
 
   get proxied(): boolean {
@@ -58,8 +62,10 @@ export class EgressRoute {
     return this.active;
   }
 
+  /** A tunnel opened through `proxy`: the exit this request's traffic (now) leaves from. */
   succeeded(proxy: ProxyEndpoint): void {
     this.health?.recovered(proxy.id);
+    this.onSucceeded?.(proxy);
   }
 
   /** The target walled this proxy's address: the next try leaves from another one, if any is left. */

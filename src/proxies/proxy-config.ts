@@ -5,7 +5,10 @@ import { ISO_COUNTRIES } from './iso-countries.js';
 
 /** Any country, through a template: `{country}` in the URL's user or password is filled in per request. */
 export const ANY_COUNTRY = '*';
-const PLACEHOLDER = '{country}';
+export const COUNTRY = '{country}';
+/** A gateway's sticky-session value: a session's stable hash, or a fresh random one per session-less request. */
+export const SESSION = '{session}';
+const PLACEHOLDERS = [COUNTRY, SESSION];
 const TYPES: readonly ProxyType[] = ['datacenter', 'residential'];
 
 /** One configured proxy URL (possibly a template); `label` is what may be logged. */
@@ -24,16 +27,18 @@ export type ProxyCatalog = Map<ProxyType, Map<string, ProxyTemplate[]>>;
 /** A bad PROXY_CONFIG stops the server at start, like a bad environment variable. */
 export class ProxyConfigError extends ConfigError {}
 
-/** `{country}` may stand only in the user or password: a provider's gateway takes the country there. */
+/** `{country}` and `{session}` may stand only in the user or password: a provider's gateway takes them there. */
 function checkTemplate(raw: string, where: string): string {
   if (typeof raw !== 'string' || raw.length === 0) throw new ProxyConfigError(`${where}: expected a proxy URL string`);
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(raw)?.[1] ?? '';
-  if (raw.split(PLACEHOLDER).length !== userinfo.split(PLACEHOLDER).length) {
-    throw new ProxyConfigError(`${where}: {country} may appear only in the proxy URL's user name or password`);
+  for (const placeholder of PLACEHOLDERS) {
+    if (raw.split(placeholder).length !== userinfo.split(placeholder).length) {
+      throw new ProxyConfigError(`${where}: ${placeholder} may appear only in the proxy URL's user name or password`);
+    }
   }
   let url: URL;
   try {
-    url = new URL(raw.replaceAll(PLACEHOLDER, 'us'));
+    url = new URL(raw.replaceAll(COUNTRY, 'us').replaceAll(SESSION, '0123456789abcdef'));
   } catch {
     throw new ProxyConfigError(`${where}: not a URL`);
   }
@@ -90,7 +95,9 @@ export function loadProxyCatalog(path: string | undefined): ProxyCatalog | undef
   }
 }
 
-/** The template with the country filled in (lower case, as providers take it), as a URL. */
-export function fillTemplate(template: ProxyTemplate, country: string): URL {
-  return new URL(template.template.replaceAll(PLACEHOLDER, encodeURIComponent(country.toLowerCase())));
+/** The template with the country (lower case, as providers take it) and the session value filled in, as a URL. */
+export function fillTemplate(template: ProxyTemplate, country: string, session: string): URL {
+  return new URL(
+    template.template.replaceAll(COUNTRY, encodeURIComponent(country.toLowerCase())).replaceAll(SESSION, encodeURIComponent(session)),
+  );
 }

@@ -1,5 +1,8 @@
 import type { FetchedPage } from '../fetchers/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
+import { ExtractRulesError } from '../errors/extract-rules-error.js';
+import type { Extracted } from '../extract/extract.js';
+import type { ExtractRules } from '../extract/extract-rules.js';
 import type { HtmlWorkers } from './html-work/html-workers.js';
 
 /**
@@ -45,6 +48,7 @@ export function cookieString(page: FetchedPage): string {
 
 type V1Result = components['schemas']['V1Result'];
 type ExtendedResult = components['schemas']['ExtendedResult'];
+type MarkdownResult = components['schemas']['MarkdownResult'];
 
 /**
  * The JSON answers built from a fetched page. The text of a plain page is worked out from its
@@ -66,8 +70,27 @@ export class PageAnswers {
     };
   }
 
-  async extendedResult(page: FetchedPage): Promise<ExtendedResult> {
+  /** The page as Markdown: links made absolute against where the page ended up, `url` as requested. */
+  async markdownResult(page: FetchedPage, requestedUrl: string, onlyMainContent: boolean): Promise<MarkdownResult> {
     const html = pageHtml(page);
+    const markdown = await this.workers.run('markdown', { html, baseUrl: page.finalUrl, onlyMainContent }, html.length);
+    return { url: requestedUrl, markdown };
+  }
+
+  /** What the rules take from the page; ExtractRulesError when applying them overflows a limit. */
+  extracted(page: FetchedPage, rules: ExtractRules): Promise<Extracted> {
+    return this.extractFrom(pageHtml(page), rules);
+  }
+
+  private async extractFrom(html: string, rules: ExtractRules): Promise<Extracted> {
+    const outcome = await this.workers.run('extract', { html, rules }, html.length);
+    if (!outcome.ok) throw new ExtractRulesError(outcome.issues);
+    return outcome.value;
+  }
+
+  async extendedResult(page: FetchedPage, rules?: ExtractRules): Promise<ExtendedResult> {
+    const html = pageHtml(page);
+    const extracted = rules ? await this.extractFrom(html, rules) : undefined;
     return {
       html,
       text: await this.readableText(page, html),
@@ -76,6 +99,8 @@ export class PageAnswers {
       headers: page.headers.map(([name, value]) => ({ name, value })),
       xhrs: page.xhrs,
       iframes: page.iframes,
+      ...(rules ? { extracted } : {}),
+      ...(page.capture ? { screenshot: page.capture.data.toString('base64') } : {}),
     };
   }
 }

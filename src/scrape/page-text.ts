@@ -12,6 +12,14 @@ const BLOCKS = new Set([
   'thead', 'tr', 'ul', 'caption', 'option',
 ]);
 
+/** An element whose children are being read, and what its end adds to the text. */
+interface Frame {
+  nodes: ChildNode[];
+  next: number;
+  pre: boolean;
+  after: 'block' | 'cell' | undefined;
+}
+
 /**
  * The readable text of an HTML document: scripts, styles and other invisible parts dropped,
  * each block element on its own line, runs of white space folded as a browser folds them.
@@ -25,36 +33,42 @@ export function pageText(html: string): string {
     if (trimmed) lines.push(trimmed);
     line = '';
   };
-  const walk = (nodes: ChildNode[], pre: boolean) => {
-    for (const node of nodes) {
-      if (node.type === 'text') {
-        if (pre) {
-          const parts = node.data.split('\n');
-          parts.forEach((part, i) => {
-            if (i > 0) breakLine();
-            line += part;
-          });
-        } else {
-          line += node.data;
-        }
-      } else if (node.type === 'tag' || node.type === 'script' || node.type === 'style') {
-        const name = node.name.toLowerCase();
-        if (SKIPPED.has(name)) continue;
-        if (name === 'br') {
-          breakLine();
-          continue;
-        }
-        const block = BLOCKS.has(name);
-        if (block) breakLine();
-        walk(node.children, pre || name === 'pre');
-        if (block) breakLine();
-        else if (name === 'td' || name === 'th') line += ' ';
-      } else if (node.type === 'root' || node.type === 'cdata') {
-        walk(node.children, pre);
-      }
+  // A stack of its own rather than recursion: a hostile page nests tens of thousands of elements
+  // deep, past what the call stack holds.
+  const stack: Frame[] = [{ nodes: doc.children, next: 0, pre: false, after: undefined }];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.next >= frame.nodes.length) {
+      stack.pop();
+      if (frame.after === 'block') breakLine();
+      else if (frame.after === 'cell') line += ' ';
+      continue;
     }
-  };
-  walk(doc.children, false);
+    const node = frame.nodes[frame.next++];
+    if (node.type === 'text') {
+      if (frame.pre) {
+        const parts = node.data.split('\n');
+        parts.forEach((part, i) => {
+          if (i > 0) breakLine();
+          line += part;
+        });
+      } else {
+        line += node.data;
+      }
+    } else if (node.type === 'tag' || node.type === 'script' || node.type === 'style') {
+      const name = node.name.toLowerCase();
+      if (SKIPPED.has(name)) continue;
+      if (name === 'br') {
+        breakLine();
+        continue;
+      }
+      const block = BLOCKS.has(name);
+      if (block) breakLine();
+      stack.push({ nodes: node.children, next: 0, pre: frame.pre || name === 'pre', after: block ? 'block' : name === 'td' || name === 'th' ? 'cell' : undefined });
+    } else if (node.type === 'root' || node.type === 'cdata') {
+      stack.push({ nodes: node.children, next: 0, pre: frame.pre, after: undefined });
+    }
+  }
   breakLine();
   return lines.join('\n');
 }

@@ -19,6 +19,7 @@ export interface ScrapeParams {
   js_snippet?: Param['JsSnippet'];
   proxy_type: Param['ProxyType'];
   proxy_country?: Param['ProxyCountry'];
+  session_id?: Param['SessionId'];
   wait_for_selector?: Param['WaitForSelector'];
   return_page_source?: Param['ReturnPageSource'];
   block_resource?: Param['BlockResource'];
@@ -40,6 +41,8 @@ export interface RequestContext {
   forwardHeaders: boolean;
   /** The deadline when the operation has no `timeout` parameter (v1). */
   timeoutSeconds: number;
+  /** Where the caller is, as a key's IP restriction judges it (http/client-address.ts). */
+  clientAddress: string;
 }
 
 /** Turns validated parameters into the one request shape the scrape service knows. */
@@ -59,10 +62,13 @@ export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeReq
     blockResources: [...new Set(p.block_resource ?? [])],
     proxyType: p.proxy_type,
     proxyCountry: p.proxy_country?.toUpperCase(),
+    sessionId: p.session_id,
     timeoutMs: (p.timeout ?? ctx.timeoutSeconds) * 1000,
     collectExtras: ctx.collectExtras,
     wantsText: ctx.wantsText,
     wantsCookies: ctx.wantsCookies,
+    capture: undefined,
+    clientAddress: ctx.clientAddress,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ProxyType } from '../config/catalog.js';
-import type { Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
+import type { CaptureSpec, Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
 
 /** One scrape, as every endpoint asks for it once its parameters are validated and decoded. */
 export interface ScrapeRequest {
@@ -17,8 +17,14 @@ export interface ScrapeRequest {
   blockResources: ResourceType[];
   proxyType: ProxyType;
   proxyCountry: string | undefined;
+  /** A sticky proxy session's number: the same exit for the same key, session, type and country. */
+  sessionId: number | undefined;
   timeoutMs: number;
   collectExtras: boolean;
   wantsText: boolean;
   wantsCookies: boolean;
+  /** A screenshot or PDF of the rendered page (browser only). */
+  capture: CaptureSpec | undefined;
+  /** Where the caller is, as a key's IP restriction judges it (http/client-address.ts). */
+  clientAddress: string;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Billing } from '../billing/billing.js';
+import { hashApiKey, type Billing } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
 import type { CostTable } from '../config/catalog.js';
 import type { Egress } from '../egress/egress.js';
@@ -12,7 +12,7 @@ import {
   TargetUnreachableError,
   TargetUnusableError,
 } from '../errors/engine-errors.js';
-import { BillingRefusal, BrowserBudgetExceededError } from '../errors/billing-refusals.js';
+import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../errors/billing-refusals.js';
 import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
 import { inQuery, toApiError } from '../errors/to-api-error.js';
 import { EngineError } from '../errors/engine-errors.js';
@@ -63,9 +63,9 @@ function unchargedBrowserWork(req: ScrapeRequest, err: unknown): boolean {
 export class ScrapeService {
   constructor(private readonly deps: ScrapeServiceDeps) {}
 
-  /** The key's account in its current period (403 for a key that is not active). */
-  account(apiKey: string): Promise<KeyAccount> {
-    return this.deps.billing.account(apiKey);
+  /** The key's account in its current period (403 for a key that is not active, or not to be used from `clientAddress`). */
+  account(apiKey: string, clientAddress: string): Promise<KeyAccount> {
+    return this.deps.billing.account(apiKey, clientAddress).catch((err: unknown) => this.countRefusal(err));
   }
 
   /**
@@ -78,16 +78,15 @@ export class ScrapeService {
     try {
       const cost = creditCost(this.deps.costs, req);
       const facts = { operation: req.operation, engine: engineKind(req), proxyType: req.proxyType, proxyCountry: req.proxyCountry ?? null, targetHost: req.url.hostname };
-      const reservation = await this.deps.billing.reserve(apiKey, { cost, browser: req.browser, at: Date.now() }, facts, deadline).catch((err: unknown) => {
-        if (err instanceof BrowserBudgetExceededError) this.deps.metrics.browserBudgetRefused();
-        throw err;
-      });
+      const reservation = await this.deps.billing
+        .reserve(apiKey, { cost, browser: req.browser, at: Date.now() }, facts, deadline, req.clientAddress)
+        .catch((err: unknown) => this.countRefusal(err));
       billed?.(reservation.requestId);
       let answer: T;
       let page: FetchedPage;
       let egress: EgressContext | undefined;
       try {
-        egress = await this.openEgress(req, deadline);
+        egress = await this.openEgress(apiKey, req, deadline);
         page = await untilStopped(this.fetchPastWalls(req, egress), this.deps.stopping);
         answer = await shape(page);
       } catch (err) {
@@ -112,13 +111,22 @@ export class ScrapeService {
     }
   }
 
+  /** The refusals the metrics count, counted; rethrown. */
+  private countRefusal(err: unknown): never {
+    if (err instanceof BrowserBudgetExceededError) this.deps.metrics.browserBudgetRefused();
+    if (err instanceof IpRestrictedError) this.deps.metrics.ipRestricted();
+    throw err;
+  }
+
   /**
    * The request's route (a proxy type or country this server lacks is an invalid value) and the
    * requested URL checked against the target policy before anything is sent: a refused URL is an
    * invalid value of `url`, nothing is fetched and nothing is charged.
    */
-  private async openEgress(req: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
-    const egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline);
+  private async openEgress(apiKey: string, req: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
+    // A session is the key's own: named by the key's hash (never the secret), so it survives nothing but the key.
+    const session = req.sessionId === undefined ? undefined : { key: hashApiKey(apiKey), id: req.sessionId };
+    const egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline, session);
     try {
       await egress.checkUrl(req.url);
     } catch (err) {
@@ -170,6 +178,7 @@ export class ScrapeService {
       collectExtras: req.collectExtras,
       wantsText: req.wantsText,
       wantsCookies: req.wantsCookies,
+      capture: req.capture,
     });
   }
 }

@@ -81,8 +81,8 @@ for (const database of testDatabases()) {
       expect(svc.originalHeaders.get('Content-Type')).to.equal('text/html; charset=utf-8');
       expect(svc.originalHeaders.get('set-cookie')).to.contain('session=abc123');
       const request = sent.at(-1);
-      expect(new URL(request?.url ?? '').searchParams.get('x-api-key')).to.equal(key);
-      expect(request?.headers.has('x-api-key')).to.equal(false);
+      expect(request?.headers.get('x-api-key'), 'the key in the header').to.equal(key);
+      expect(new URL(request?.url ?? '').searchParams.has('x-api-key'), 'and not in the URL').to.equal(false);
       await expectMatchesSpec('v2GeneralGet', response, data);
     });
 
@@ -170,6 +170,21 @@ for (const database of testDatabases()) {
       expect(data?.plan_name).to.equal('startup');
       const search = new URL(sent.at(-1)?.url ?? '').searchParams;
       expect(search.getAll('x-api-key')).to.deep.equal([otherKey]);
+      expect(sent.at(-1)?.headers.has('x-api-key'), 'the client key is not sent beside it').to.equal(false);
+    });
+
+    it('v2 markdown and extract_rules: typed answers, the key in the header', async () => {
+      const md = await client.GET('/v2/markdown', { params: { query: { url: s.target.url('/page'), browser: false, only_main_content: true } } });
+      expect(md.response.status).to.equal(200);
+      expect(md.data?.url).to.equal(s.target.url('/page'));
+      expect(md.data?.markdown).to.be.a('string').and.not.equal('');
+      await expectMatchesSpec('v2MarkdownGet', md.response, md.data);
+      const extended = await client.GET('/v2/extended', { params: { query: { url: s.target.url('/page'), browser: false, extract_rules: '{"title":"title"}' } } });
+      expect(extended.data?.extracted).to.deep.equal({ title: 'Target' });
+      expect(sent.at(-1)?.headers.get('x-api-key')).to.equal(key);
+      const refused = await client.GET('/v2/screenshot', { params: { query: { url: s.target.url('/page'), screenshot_quality: 50 } } });
+      expect(refused.response.status, 'a quality with png').to.equal(422);
+      expect(isValidationError(refused.error)).to.equal(true);
     });
 
     it('403: a wrong key surfaces `detail` as a string', async () => {

@@ -17,6 +17,15 @@ describe('loadConfig', () => {
     expect(c).to.include({ port: 9000, host: '127.0.0.1', databaseUrl: 'mysql://u:p@h:3306/db', allowPrivateTargets: true, proxyConfigPath: '/etc/p.json', logLevel: 'debug' });
   });
 
+  it('reads SESSION_TTL_SECONDS (default 5 minutes, 1 s to a day)', () => {
+    expect(loadConfig({}).sessionTtlMs).to.equal(300_000);
+    expect(loadConfig({ SESSION_TTL_SECONDS: '60' }).sessionTtlMs).to.equal(60_000);
+    expect(loadConfig({ SESSION_TTL_SECONDS: '86400' }).sessionTtlMs).to.equal(86_400_000);
+    for (const bad of ['0', '86401', '1.5', 'soon']) {
+      expect(() => loadConfig({ SESSION_TTL_SECONDS: bad }), bad).to.throw(ConfigError, new RegExp(`SESSION_TTL_SECONDS.*"${bad}"`));
+    }
+  });
+
   it('reads the browser engine settings', () => {
     const c = loadConfig({ BROWSER_POOL_SIZE: '0', BROWSER_MAX_PAGES: '5', BROWSER_MAX_MEMORY_MB: '300', SELENIUM_REMOTE_URL: 'http://127.0.0.1:4444', BROWSER_IDLE_CHECK_SECONDS: '20' });
     expect(c.browser).to.deep.equal({
@@ -52,6 +61,13 @@ describe('loadConfig', () => {
     const c = loadConfig({ TARGET_ALLOW_CIDRS: '127.0.0.2/32, ::1/128' });
     expect(c.targetAllowCidrs.map(([net, bits]) => `${net.toString()}/${bits}`)).to.deep.equal(['127.0.0.2/32', '::1/128']);
     expect(loadConfig({}).targetAllowCidrs).to.deep.equal([]);
+  });
+
+  it('reads TRUSTED_PROXIES as ranges (none by default), naming an entry that is not one', () => {
+    expect(loadConfig({}).trustedProxies, 'nobody\'s X-Forwarded-For is believed unless configured').to.deep.equal([]);
+    const c = loadConfig({ TRUSTED_PROXIES: '203.0.113.0/24, 127.0.0.1/32,::1/128' });
+    expect(c.trustedProxies.map(([net, bits]) => `${net.toString()}/${bits}`)).to.deep.equal(['203.0.113.0/24', '127.0.0.1/32', '::1/128']);
+    expect(() => loadConfig({ TRUSTED_PROXIES: '203.0.113.0/24, lb.internal' })).to.throw(ConfigError, /TRUSTED_PROXIES.*"lb\.internal" is not a CIDR range/);
   });
 });
 

@@ -49,4 +49,26 @@ describe('API key spellings', function () {
     }
     expect(s.server.rawOutput.join('\n')).to.not.contain('sg_other');
   });
+
+  it('takes the key in the x-api-key header on every v2 operation, as the official Python client sends it', async () => {
+    const header = { headers: { 'x-api-key': key } };
+    expect((await raw('/v2/general', url(), header)).status, 'general').to.equal(200);
+    expect((await raw('/v2/general', url(), { ...header, method: 'POST', body: 'x' })).status, 'general POST').to.equal(200);
+    const extended = await raw('/v2/extended', url(), header);
+    expect(extended.status, 'extended').to.equal(200);
+    expect((await raw('/v2/usage', '', header)).status, 'usage').to.equal(200);
+    expect((await raw('/v2/general', `x-api-key=${key}&${url()}`, header)).status, 'the same key twice is one key').to.equal(200);
+    for (const path of ['/v2/general', '/v2/extended', '/v2/usage']) {
+      const neither = await raw(path, url());
+      expect(neither.status, `${path} without a key`).to.equal(422);
+      const both = await raw(path, `x-api-key=sg_other&${url()}`, header);
+      expect(both.status, `${path} with two keys`).to.equal(422);
+      const { detail } = (await both.json()) as { detail: Array<{ loc: unknown[] }> };
+      expect(detail.map((d) => d.loc), 'naming both').to.deep.equal([['header', 'x-api-key'], ['query', 'x-api-key']]);
+    }
+    const unknown = await raw('/v2/general', url(), { headers: { 'x-api-key': 'sg_unknown' } });
+    expect(unknown.status).to.equal(403);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(s.server.rawOutput.join('\n'), 'a header key in a log line').to.not.contain(key);
+  });
 });

@@ -60,7 +60,7 @@ for (const database of testDatabases()) {
       const missing = await s.call('/v2/usage', []);
       const body = await missing.json();
       expect(missing.status).to.equal(422);
-      expect(body).to.deep.equal({ detail: [{ loc: ['query', 'x-api-key'], msg: 'field required', type: 'value_error.missing' }] });
+      expect(body).to.deep.equal({ detail: [{ loc: ['query', 'x-api-key'], msg: 'field required (or send the x-api-key header)', type: 'value_error.missing' }] });
       await expectMatchesSpec('v2Usage', missing, body);
     });
 

@@ -17,10 +17,19 @@ describe('PROXY_CONFIG', () => {
     expect(us.map((t) => [t.id, t.label])).to.deep.equal([['datacenter/US/0', 'http://dc-us-1:8000'], ['datacenter/US/1', 'http://dc-us-2:8000']]);
     expect([...catalog.get('datacenter')!.keys()]).to.deep.equal(['US', 'DE']);
     const template = catalog.get('residential')!.get('*')![0];
-    const filled = fillTemplate(template, 'DE');
+    const filled = fillTemplate(template, 'DE', '');
     expect(filled.username).to.equal('user-country-de');
     expect(filled.password).to.equal('secret');
     expect(filled.host).to.equal('gw.example:7000');
+  });
+
+  it('takes {session} in the user name or the password, beside {country}', () => {
+    const catalog = parseProxyCatalog({ residential: { '*': ['http://user-{country}-session-{session}:pw-{session}@gw.example:7000'] } });
+    const template = catalog.get('residential')!.get('*')![0];
+    expect(template.label).to.equal('http://gw.example:7000');
+    const filled = fillTemplate(template, 'FR', '0a1b2c3d4e5f6071');
+    expect(filled.username).to.equal('user-fr-session-0a1b2c3d4e5f6071');
+    expect(filled.password).to.equal('pw-0a1b2c3d4e5f6071');
   });
 
   it('names the bad entry, never its credentials', () => {
@@ -32,6 +41,8 @@ describe('PROXY_CONFIG', () => {
       [{ datacenter: { US: ['socks5://u:topsecret@x:1'] } }, /datacenter\.US\[0\]: only http:\/\/ and https:\/\//],
       [{ datacenter: { US: ['http://u:topsecret@x:1/path'] } }, /datacenter\.US\[0\]: a proxy URL has no path/],
       [{ residential: { '*': ['http://u:topsecret@{country}.gw:1'] } }, /residential\.\*\[0\]: \{country\} may appear only/],
+      [{ residential: { '*': ['http://u-{session}:topsecret@{session}.gw:1'] } }, /residential\.\*\[0\]: \{session\} may appear only/],
+      [{ residential: { DE: ['http://u:topsecret@gw:1#{session}'] } }, /residential\.DE\[0\]: \{session\} may appear only/],
       [{ datacenter: { US: [42] } }, /datacenter\.US\[0\]: expected a proxy URL string/],
       [['http://x:1'], /expected an object keyed by proxy type/],
     ];

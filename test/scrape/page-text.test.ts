@@ -18,4 +18,10 @@ describe('pageText', () => {
   it('leaves out noscript and template content', () => {
     expect(pageText('<body><noscript>enable js</noscript><template><p>t</p></template><p>shown</p></body>')).to.equal('shown');
   });
+
+  it('reads a page nested 30,000 elements deep without running out of stack', () => {
+    const depth = 30_000;
+    const html = `<body>${'<div><span>'.repeat(depth / 2)}deep${'</span></div>'.repeat(depth / 2)}<p>after</p></body>`;
+    expect(pageText(html)).to.equal('deep\nafter');
+  });
 });

@@ -21,6 +21,7 @@ export class BrowserFetcher implements Fetcher {
 
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
     if (spec.waitForSelector !== undefined) assertValidSelector(spec.waitForSelector);
+    if (spec.capture?.kind === 'screenshot' && spec.capture.selector !== undefined) assertValidSelector(spec.capture.selector, 'screenshot_selector');
     try {
       return await this.renderOnce(spec);
     } catch (err) {

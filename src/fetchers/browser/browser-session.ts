@@ -39,6 +39,8 @@ export class BrowserSession {
   private dead = false;
   /** The page-load and script timeouts last given to WebDriver. */
   private pageLoadMs = -1;
+  /** The window size a screenshot set (undefined: the session's own). */
+  private window: { width: number; height: number } | undefined;
 
   private constructor(
     readonly driver: WebDriver,
@@ -134,6 +136,21 @@ export class BrowserSession {
     if (this.pageLoadMs <= ms && ms - this.pageLoadMs < 1_000) return;
     await this.driver.manage().setTimeouts({ pageLoad: ms, script: ms });
     this.pageLoadMs = ms;
+  }
+
+  /**
+   * Lays pages out in a window of `size` (a screenshot's), or the session's own (undefined), from
+   * the next navigation on. A DevTools round trip only when it changes: consecutive screenshots
+   * of one size pay nothing, and a render after a screenshot gets the session's own window back
+   * before it navigates.
+   */
+  async useWindow(size: { width: number; height: number } | undefined): Promise<void> {
+    const current = this.window;
+    if (current?.width === size?.width && current?.height === size?.height) return;
+    this.window = undefined;
+    if (size) await this.cdp.send('Emulation.setDeviceMetricsOverride', { ...size, deviceScaleFactor: 1, mobile: false });
+    else await this.cdp.send('Emulation.clearDeviceMetricsOverride', {});
+    this.window = size;
   }
 
   /** The local process group (chromedriver, Chromium and its children); undefined on a Grid. */

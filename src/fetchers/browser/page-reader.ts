@@ -86,6 +86,32 @@ export class PageReader {
     }
   }
 
+  /**
+   * The first element matching `selector`, as a box in page coordinates (scrolled into view, so
+   * lazy content is drawn), asked from the isolated world; null when none matches or it has no size.
+   */
+  async box(selector: string): Promise<{ x: number; y: number; width: number; height: number } | null> {
+    const world = await this.world(undefined, this.mainFrameId);
+    const r = await this.cdp.send<{ result: { value?: unknown }; exceptionDetails?: { exception?: { className?: string } } }>('Runtime.evaluate', {
+      expression: `(() => {
+  const e = document.querySelector(${JSON.stringify(selector)});
+  if (!e) return null;
+  e.scrollIntoView({ block: 'start', inline: 'start' });
+  const r = e.getBoundingClientRect();
+  return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+})()`,
+      contextId: world,
+      returnByValue: true,
+    });
+    if (r.exceptionDetails) {
+      if (r.exceptionDetails.exception?.className === 'DOMException') throw new InvalidSelectorError(`"${selector}" is not a valid CSS selector`, 'screenshot_selector');
+      return null;
+    }
+    const v = r.result.value as { x: number; y: number; width: number; height: number } | null | undefined;
+    if (!v || !(v.width >= 1) || !(v.height >= 1)) return null;
+    return v;
+  }
+
   /** The main frame's loader: which navigation the window now shows. */
   async mainLoaderId(): Promise<string> {
     const tree = await this.cdp.send<{ frameTree: FrameTree }>('Page.getFrameTree');

@@ -16,6 +16,7 @@ import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
 import type { StorageScope } from './session-reset.js';
+import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
 
@@ -84,6 +85,7 @@ export class PageRender {
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
     for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: spec.url.href });
+    await this.session.useWindow(PageCapture.window(spec.capture));
 
     await this.navigate();
     if (this.exceeded === 'redirects') throw new TargetUnreachableError(`more than ${this.limits.maxRedirects} redirects`);
@@ -108,6 +110,7 @@ export class PageRender {
     const [committed, early] = await Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]);
     if (!committed) {
       // The window still shows the document from before (another request's, frozen): never use it.
+      if (spec.capture) throw new TargetUnusableError('the target answered no page to capture (a file download or an empty answer)');
       if (main.status === 204 || main.status === 205 || main.status === 304) {
         return { ...(await this.finish(main.url)), finalUrl: main.url, status: main.status, headers, body: Buffer.alloc(0), contentType: undefined, text: '' };
       }
@@ -124,7 +127,9 @@ export class PageRender {
     if (spec.jsSnippet) await this.runSnippet(spec.jsSnippet);
     if (spec.waitForSelector !== undefined) await this.waitFor(spec.waitForSelector);
     const page = early ?? (await this.capture());
+    const capture = spec.capture ? await new PageCapture(this.session.cdp, this.reader).take(spec.capture, Math.max(1, this.spec.deadline.remainingMs())) : undefined;
     return {
+      capture,
       ...(await this.finish(page.url)),
       finalUrl: page.url,
       status: main.status,

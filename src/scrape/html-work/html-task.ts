@@ -1,8 +1,26 @@
+import { ExtractRulesError, type ExtractRulesIssue } from '../../errors/extract-rules-error.js';
+import { extract, type Extracted } from '../../extract/extract.js';
+import type { ExtractRules } from '../../extract/extract-rules.js';
+import { htmlToMarkdown, type HtmlToMarkdownInput } from '../../markdown/html-to-markdown.js';
 import { pageText } from '../page-text.js';
+
+/** An extraction's result, or why the rules could not be applied: a worker's reply carries data, not error classes. */
+export type ExtractOutcome = { ok: true; value: Extracted } | { ok: false; issues: ExtractRulesIssue[] };
+
+function extractTask(input: { html: string; rules: ExtractRules }): ExtractOutcome {
+  try {
+    return { ok: true, value: extract(input.html, input.rules) };
+  } catch (err) {
+    if (err instanceof ExtractRulesError) return { ok: false, issues: err.issues };
+    throw err;
+  }
+}
 
 /** The HTML work an answer may need, by name: pure functions of their input, run inline or in a worker. */
 export const HTML_TASKS = {
   text: (html: string): string => pageText(html),
+  markdown: (input: HtmlToMarkdownInput): string => htmlToMarkdown(input),
+  extract: extractTask,
 };
 
 export type HtmlTaskName = keyof typeof HTML_TASKS;

@@ -1,0 +1,11 @@
+// @joplin/turndown-plugin-gfm ships no types; these are the plugins it exports, each a plain
+// turndown plugin (a function given the service).
+declare module '@joplin/turndown-plugin-gfm' {
+  import type TurndownService from 'turndown';
+
+  export const gfm: TurndownService.Plugin;
+  export const highlightedCodeBlock: TurndownService.Plugin;
+  export const strikethrough: TurndownService.Plugin;
+  export const tables: TurndownService.Plugin;
+  export const taskListItems: TurndownService.Plugin;
+}
