@@ -3,6 +3,7 @@
  * test/architecture/dependency-rules.test.ts. The layers, top down:
  *
  *   index, server, cli (composition) → handlers (on the HTTP edge's types: api, http) → scrape → billing
+ *   handlers → accounts (the rules of keys and plans, shared with the CLI) → store
  *   scrape → fetchers → egress → proxies, target-policy → net, time
  *   store (the SQL) implements billing's storage; config, errors, generated, net, time below all.
  */
@@ -14,7 +15,7 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', comment: 'Import cycles hide which part depends on which.', severity: 'error', from: {}, to: { circular: true } },
     forbid('composition-is-the-top', '^src/(?!index\\.ts$|server\\.ts$|cli/)', TOP, 'Only the composition root builds the parts.'),
-    forbid('edge-above-the-service', '^src/(scrape|billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time|observability)/', EDGE,
+    forbid('edge-above-the-service', '^src/(accounts|scrape|billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time|observability)/', EDGE,
       'The HTTP edge (routing, validation, answers) calls down; nothing below the handlers knows HTTP.'),
     forbid('handlers-are-thin-and-on-top', '^src/(?!handlers/|index\\.ts$|server\\.ts$)', '^src/handlers/', 'Only the composition root knows the handlers; the router is given them.'),
     forbid('scrape-below-handlers', '^src/(billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time)/', '^src/scrape/',
@@ -24,11 +25,14 @@ module.exports = {
     forbid('fetchers-below-scrape', '^src/fetchers/', '^src/(billing|store)/', 'Engines fetch; they neither bill nor store.'),
     forbid('egress-below-fetchers', '^src/(egress|proxies|target-policy)/', '^src/(fetchers|billing|store)/', 'The way out knows nothing of the engines.'),
     forbid('proxies-and-policy-below-egress', '^src/(proxies|target-policy)/', '^src/egress/', 'Proxies and the target policy are what the egress uses.'),
+    forbid('accounts-below-handlers', '^src/(scrape|billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time)/', '^src/accounts/',
+      'The account rules are called by the handlers and the CLI; nothing they use knows them.'),
     forbid('store-config-errors-depend-on-no-layer', '^src/(store|config|errors)/', '^src/(handlers|scrape|fetchers|egress|proxies|target-policy|observability)/',
       'store, config and errors depend on none of the layers.'),
     forbid('config-errors-leaves', '^src/(config|errors)/', '^src/(billing|store)/', 'config and errors are leaves.'),
     forbid('foundations-are-leaves', '^src/(net|time|generated)/', '^src/(?!net/|time/|generated/)', 'The foundations import nothing of the service.'),
     forbid('client-is-standalone', '^src/client/', '^src/(?!client/|generated/)', 'The published client carries only itself and the generated types.'),
+    forbid('admin-client-is-standalone', '^src/admin-client/', '^src/(?!admin-client/|client/|generated/)', 'The published admin client carries only itself, the client\'s helpers and the generated types.'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -30,8 +30,10 @@ failed=$(grep -Eo '^ +[0-9]+ failing' "$log" | grep -Eo '[0-9]+' | tail -1)
 echo "== dredd contract tests"
 bash contract-tests/run.sh 2>&1 | grep -v '^.\{0,5\}skip' | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-dpassed=$(grep -Eo '[0-9]+ passing' "$log" | grep -Eo '[0-9]+' | tail -1)
-dfailed=$(grep -Eo '[0-9]+ failing' "$log" | grep -Eo '[0-9]+' | tail -1)
+# One summary line per document (public, admin): their counts add up.
+summaries=$(grep -Eo '[0-9]+ passing, [0-9]+ failing' "$log")
+dpassed=$(echo "$summaries" | grep -Eo '^[0-9]+' | awk '{ s += $1 } END { print s + 0 }')
+dfailed=$(echo "$summaries" | grep -Eo '[0-9]+ failing' | grep -Eo '[0-9]+' | awk '{ s += $1 } END { print s + 0 }')
 
 total_passed=$(( ${passed:-0} + ${dpassed:-0} ))
 total_failed=$(( ${failed:-0} + ${dfailed:-0} ))

@@ -31,6 +31,8 @@ import type { Fetcher } from './fetchers/fetcher.js';
 import { PlainFetcher } from './fetchers/plain-fetcher.js';
 import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
+import { adminHandlers } from './handlers/admin/index.js';
+import { accountParts } from './accounts/account-parts.js';
 import { bodyParsers, createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
 import { IpAllowList } from './net/ip-allow-list.js';
@@ -117,6 +119,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const instanceId = randomUUID();
   const metrics = new Metrics();
   const keys = new ApiKeyStore(db.knex);
+  if (config.adminToken !== undefined && (await keys.find(config.adminToken))) {
+    throw new Error('ADMIN_TOKEN is the secret of an API key: choose another token (a scraping key never opens the admin API).');
+  }
   const ownPorts = new OwnPorts();
   const addresses = new AddressPolicy({ allowPrivate: config.allowPrivateTargets, allowCidrs: config.targetAllowCidrs, ownPorts });
   await protectServices([config.browser.remoteUrl, config.databaseUrl.startsWith('mysql:') ? config.databaseUrl : undefined], addresses, ownPorts);
@@ -175,8 +180,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
   ]);
   const spec = loadSpecAssets();
+  const adminSpec = loadSpecAssets(undefined, 'admin');
   const htmlWorkers = new HtmlWorkers();
-  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(bodyParsers(config.maxRequestBodyBytes));
+  const parsers = bodyParsers(config.maxRequestBodyBytes);
+  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
+  const accounts = accountParts(db, catalog, metrics);
+  const adminRoutes = await new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports)).routes(parsers);
   const app = createApp({
     routes,
     ops: opsRoutes(readiness, metrics),
@@ -186,6 +195,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
+    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, onAuthFailure: () => metrics.adminAuthFailed() },
   });
 
   const server = app.listen(config.port, config.host);

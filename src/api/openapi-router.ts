@@ -5,11 +5,13 @@ import { MethodNotAllowedError, UnprocessableEntityError } from '../errors/api-e
 import type { ParamLocator } from '../errors/to-api-error.js';
 import '../http/answer-locals.js';
 import { withFormats } from './ajv-formats.js';
-import type { OperationHandlers, OperationId, Validated } from './operations.js';
 import { normalizeBody, normalizeQuery, paramShapes, type ParamShapes } from './param-normalizer.js';
 import { validationIssues } from './validation-issues.js';
 
-type AnyHandler = (v: Validated<OperationId>, req: ExpressRequest, res: ExpressResponse) => Promise<void>;
+/** What the router calls: any operation's handler, given the request as its document validated it. */
+type AnyHandler = (v: { operation: string; query: unknown; path: unknown; body: unknown }, req: ExpressRequest, res: ExpressResponse) => Promise<void>;
+/** Handlers by operationId, of either document (HandlersOf in operations.ts types each one). */
+type HandlerMap = Readonly<Record<string, (v: never, req: ExpressRequest, res: ExpressResponse) => Promise<void>>>;
 
 /** How request bodies are read: JSON ones (v1) for validation, any other (v2) raw, for the target. */
 export interface BodyParsers {
@@ -34,7 +36,7 @@ export class OpenApiRouter {
 
   constructor(
     definition: Document,
-    private readonly handlers: OperationHandlers,
+    private readonly handlers: HandlerMap,
   ) {
     // Defaults come from the document, filled in by the validator: nothing copies them by hand.
     this.api = new OpenAPIBackend({
@@ -90,8 +92,8 @@ export class OpenApiRouter {
   }
 
   private operation(op: Operation): (req: ExpressRequest, res: ExpressResponse) => Promise<void> {
-    const operationId = op.operationId as OperationId;
-    const handler = this.handlers[operationId] as AnyHandler;
+    const operationId = op.operationId as string;
+    const handler = this.handlers[operationId] as unknown as AnyHandler;
     const shapes = paramShapes(op as OpenAPIV3.OperationObject);
     const locate = locator(shapes);
     const validators: Validate[] = this.api.validator.getRequestValidatorsForOperation(operationId);
@@ -100,12 +102,14 @@ export class OpenApiRouter {
       const query = normalizeQuery(req.query as Record<string, unknown>, shapes);
       // Only JSON bodies are validated; raw bodies (v2) are forwarded to the target untouched.
       const body = Buffer.isBuffer(req.body) || req.body === undefined ? undefined : normalizeBody(req.body, shapes);
-      const parameters: Record<string, unknown> = { path: req.params, query, header: req.headers, cookie: {} };
+      // A copy: the validator coerces in place (`{id}` becomes a number).
+      const path = { ...req.params };
+      const parameters: Record<string, unknown> = { path, query, header: req.headers, cookie: {} };
       if (body !== undefined) parameters.requestBody = body;
       const errors = validators.flatMap((validate) => (validate(parameters) ? [] : (validate.errors ?? [])));
       if (errors.length > 0) throw new UnprocessableEntityError(validationIssues(errors));
       // Validated against the operation's own schemas, coerced and defaulted: its declared shape.
-      await handler({ operation: operationId, query, body: parameters.requestBody } as Validated<OperationId>, req, res);
+      await handler({ operation: operationId, query, path, body: parameters.requestBody }, req, res);
     };
   }
 }

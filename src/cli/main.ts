@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
-import { findPlan, loadCatalog } from '../config/catalog.js';
+import { accountParts } from '../accounts/account-parts.js';
+import type { KeyRecord } from '../accounts/key-record.js';
+import { loadCatalog, type Catalog } from '../config/catalog.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../errors/account-errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import type { KeyAccount } from '../billing/billing-store.js';
 import { InvalidIpEntryError, parseIpEntries } from '../net/ip-allow-list.js';
-import { ApiKeyStore } from '../store/api-key-store.js';
 import { SqlLedgerBooks } from '../store/billing/ledger-books-sql.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 
@@ -18,6 +19,10 @@ const USAGE = `Usage: scrapegate <command>
   keys set-ips KEY LIST   replace the addresses a key may be used from (KEY: the key
                           itself, or its display prefix); an empty LIST ('') lifts
                           the restriction. Applies from the key's next request
+  keys rotate KEY [--grace SECONDS]
+                          a new secret for the key, same balance and settings; the
+                          old one keeps working SECONDS longer (default 0). The new
+                          secret is printed once, alone on the last line
   keys revoke KEY         revoke a key (the key itself, or its display prefix)
   plans list              list the plan catalog and the credit costs
   billing verify          check that every key's credits consumed, period by period,
@@ -29,19 +34,34 @@ The database is DATABASE_URL's (default: SQLite under ./data), as for the server
 
 class UsageError extends Error {}
 
-function describeKey(k: KeyAccount): string {
-  const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
-  const cap = k.maxConcurrency === null ? 'unlimited' : String(k.maxConcurrency);
+function describeKey(k: KeyRecord): string {
+  const state = k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`;
+  const cap = k.max_concurrency === null ? 'unlimited' : String(k.max_concurrency);
   return [
     k.prefix.padEnd(12),
-    k.planName.padEnd(13),
-    `${k.creditsRemaining}/${k.creditsTotal}`.padEnd(20),
+    k.plan.padEnd(13),
+    `${k.credits_remaining}/${k.credits_total}`.padEnd(20),
     `concurrency ${cap}`.padEnd(22),
-    `period ${new Date(k.periodStart).toISOString()} .. ${new Date(k.periodEnd).toISOString()}`,
+    `period ${k.period_start} .. ${k.period_end}`,
     state,
-    `ips ${k.allowedIps.length === 0 ? 'anywhere' : k.allowedIps.join(',')}`,
+    `ips ${k.allowed_ips.length === 0 ? 'anywhere' : k.allowed_ips.join(',')}`,
+    ...(k.previous_secret_expires_at ? [`previous secret until ${k.previous_secret_expires_at}`] : []),
     k.label ?? '',
   ].join('  ').trimEnd();
+}
+
+/** The CLI's names for the fields the account rules refuse. */
+const FLAGS: Record<string, string> = { plan: '--plan', credits: '--credits', allowed_ips: '--allowed-ips', grace_seconds: '--grace' };
+
+function wholeNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,13}$/.test(value)) throw new UsageError(`${flag} must be a whole number`);
+  return Number(value);
+}
+
+/** The account operations the admin API uses, over the configured database. */
+function withAccounts<T>(url: string, catalog: Catalog, fn: (parts: ReturnType<typeof accountParts>) => Promise<T>): Promise<T> {
+  return withDatabase(url, (db) => fn(accountParts(db, catalog)));
 }
 
 async function withDatabase<T>(url: string, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -63,6 +83,7 @@ async function run(argv: string[]): Promise<void> {
       credits: { type: 'string' },
       name: { type: 'string' },
       'allowed-ips': { type: 'string' },
+      grace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -97,35 +118,43 @@ async function run(argv: string[]): Promise<void> {
       console.log('The books balance: every period of every key matches its ledger.');
     }
   } else if (group === 'keys' && command === 'create') {
-    const plan = values.plan ? findPlan(catalog, values.plan) : undefined;
-    if (!plan) throw new UsageError(`--plan must be one of: ${catalog.plans.map((p) => p.name).join(', ')}`);
-    let credits = plan.credits;
-    if (values.credits !== undefined) {
-      if (!/^\d+$/.test(values.credits)) throw new UsageError('--credits must be a whole number');
-      credits = Number(values.credits);
-    }
+    if (!values.plan) throw new UsageError(`--plan must be one of: ${catalog.plans.map((p) => p.name).join(', ')}`);
+    const credits = wholeNumber('--credits', values.credits);
     const allowedIps = parseIpEntries(values['allowed-ips'] ?? '');
-    const created = await withDatabase(config.databaseUrl, (db) =>
-      new ApiKeyStore(db.knex).create({ planName: plan.name, credits, maxConcurrency: plan.maxConcurrency, label: values.name, allowedIps }),
+    const created = await withAccounts(config.databaseUrl, catalog, ({ admin }) =>
+      admin.create('cli', { plan: values.plan!, credits, label: values.name, allowed_ips: allowedIps }),
     );
     console.log(describeKey(created.record));
     console.log('The key is shown only now; store it safely:');
     console.log(created.key);
   } else if (group === 'keys' && command === 'list') {
-    const keys = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).list());
+    const keys = await withAccounts(config.databaseUrl, catalog, async ({ admin }) => {
+      const all: KeyRecord[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const page = await admin.list({ limit: 500, cursor });
+        all.push(...page.items);
+        if (page.next_cursor === null) return all.reverse();
+        cursor = page.next_cursor;
+      }
+    });
     if (keys.length === 0) console.log('No keys. Create one with: npx scrapegate keys create --plan free');
     for (const k of keys) console.log(describeKey(k));
   } else if (group === 'keys' && command === 'set-ips') {
     const [, , , list] = positionals;
     if (!arg || list === undefined) throw new UsageError("keys set-ips needs the key (or its display prefix) and a list of addresses ('' for anywhere)");
     const entries = parseIpEntries(list);
-    const updated = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).setAllowedIps(arg, entries));
-    if (!updated) throw new UsageError('No single key matches that key or prefix.');
+    const updated = await withAccounts(config.databaseUrl, catalog, async ({ admin }) => admin.update('cli', await admin.resolve(arg), { allowed_ips: entries }));
     console.log(describeKey(updated));
+  } else if (group === 'keys' && command === 'rotate') {
+    if (!arg) throw new UsageError('keys rotate needs the key or its display prefix');
+    const grace = wholeNumber('--grace', values.grace) ?? 0;
+    const rotated = await withAccounts(config.databaseUrl, catalog, async ({ admin }) => admin.rotate('cli', await admin.resolve(arg), grace));
+    console.log(describeKey(rotated.record));
+    console.log('The new secret is shown only now; store it safely:');
+    console.log(rotated.key);
   } else if (group === 'keys' && command === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key or its display prefix');
-    const revoked = await withDatabase(config.databaseUrl, (db) => new ApiKeyStore(db.knex).revoke(arg));
-    if (!revoked) throw new UsageError('No single key matches that key or prefix.');
+    const revoked = await withAccounts(config.databaseUrl, catalog, async ({ admin }) => admin.revoke('cli', await admin.resolve(arg)));
     console.log(`Revoked ${revoked.prefix}`);
   } else {
     throw new UsageError(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
@@ -133,6 +162,11 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof KeyNotFoundError) err = new UsageError('No single key matches that key or prefix.');
+  if (err instanceof KeyRevokedError) err = new UsageError(err.message);
+  if (err instanceof InvalidAccountChangeError) {
+    err = new UsageError(err.issues.map((i) => `${FLAGS[i.field[0]] ?? i.field[0]}: ${i.msg}`).join('\n'));
+  }
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof InvalidIpEntryError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     console.error((err as Error).message);
     process.exit(2);

@@ -32,6 +32,12 @@ const schema = z.object({
   ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
   TARGET_ALLOW_CIDRS: cidrList,
   TRUSTED_PROXIES: cidrList,
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(256)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   BROWSER_GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   PROXY_CONFIG: z.string().min(1).optional(),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -79,6 +85,8 @@ export interface Config {
    * IP restriction is judged; from any other peer the header is ignored. Empty: nobody's.
    */
   trustedProxies: Cidr[];
+  /** The admin API's bearer token; undefined: every /admin path answers 404. Never logged. */
+  adminToken: string | undefined;
   proxyConfigPath: string | undefined;
   /** How long after a sticky session's last request this instance forgets where a failover moved it. */
   sessionTtlMs: number;
@@ -130,11 +138,17 @@ export interface BrowserConfig {
 
 export class ConfigError extends Error {}
 
+/** Variables that may hold a secret (a token, a database password): an error never repeats their value. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL']);
+
 /** Reads and validates the environment once; everything else receives the result. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message} (got ${JSON.stringify(env[String(i.path[0])])})`);
+    const lines = parsed.error.issues.map((i) => {
+      const name = String(i.path[0]);
+      return `  ${i.path.join('.')}: ${i.message} (${SECRET_VARIABLES.has(name) ? 'its value is not shown' : `got ${JSON.stringify(env[name])}`})`;
+    });
     throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
@@ -145,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     allowPrivateTargets: e.ALLOW_PRIVATE_TARGETS,
     targetAllowCidrs: e.TARGET_ALLOW_CIDRS,
     trustedProxies: e.TRUSTED_PROXIES,
+    adminToken: e.ADMIN_TOKEN,
     proxyConfigPath: e.PROXY_CONFIG,
     sessionTtlMs: e.SESSION_TTL_SECONDS * 1000,
     plansConfigPath: e.PLANS_CONFIG,

@@ -21,6 +21,11 @@ export class BadRequestError extends ApiError {
   readonly status = 400;
 }
 
+/** The admin API's bearer token is missing or wrong (the answer says `WWW-Authenticate: Bearer`). */
+export class UnauthorizedError extends ApiError {
+  readonly status = 401;
+}
+
 export class ForbiddenError extends ApiError {
   readonly status = 403;
 }

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { InternalError, MethodNotAllowedError, TooManyRequestsError } from './api-error.js';
+import { InternalError, MethodNotAllowedError, TooManyRequestsError, UnauthorizedError } from './api-error.js';
 import { DatabaseUnavailableError } from './database-errors.js';
 import { inQuery, toApiError } from './to-api-error.js';
 
@@ -22,6 +22,7 @@ export function errorMiddleware(logger: Logger, maxRequestBodyBytes: number): Er
       return;
     }
     if (apiError instanceof MethodNotAllowedError) res.setHeader('Allow', apiError.allowed.join(', '));
+    if (apiError instanceof UnauthorizedError) res.setHeader('WWW-Authenticate', 'Bearer');
     if (apiError instanceof TooManyRequestsError) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
     res.status(apiError.status).json(apiError.body());
   };

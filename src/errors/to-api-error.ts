@@ -16,6 +16,7 @@ import {
   TargetUnreachableError,
 } from './engine-errors.js';
 import { ExtractRulesError } from './extract-rules-error.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, AccountError } from './account-errors.js';
 import { InvalidValueError } from './invalid-value-error.js';
 
 /** Where an operation's parameter stands in the request: `['query', 'url']`, `['body', 'browser']`. */
@@ -52,6 +53,7 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
   if (err instanceof ExtractRulesError) {
     return new UnprocessableEntityError(err.issues.map(({ path, msg, type }) => ({ loc: [...locate('extract_rules'), ...path], msg, type })));
   }
+  if (err instanceof AccountError) return fromAccount(err, locate);
   if (err instanceof BillingRefusal) {
     if (err instanceof ConcurrencyLimitError) return new ConflictError(err.message);
     if (err instanceof BrowserBudgetExceededError) return new TooManyRequestsError(err.message, err.retryAfterSeconds);
@@ -61,6 +63,15 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
   if (err instanceof EngineError) return fromEngine(err, locate);
   if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError({ cause: err });
   return fromBodyParser(err, maxRequestBodyBytes);
+}
+
+function fromAccount(err: AccountError, locate: ParamLocator): ApiError {
+  if (err instanceof KeyNotFoundError) return new NotFoundError(err.message);
+  if (err instanceof KeyRevokedError) return new ConflictError(err.message);
+  if (err instanceof InvalidAccountChangeError) {
+    return new UnprocessableEntityError(err.issues.map(({ field: [name, ...rest], msg, type }) => ({ loc: [...locate(name), ...rest], msg, type })));
+  }
+  return new InternalError();
 }
 
 function fromEngine(err: EngineError, locate: ParamLocator): ApiError {

@@ -6,6 +6,7 @@ import { errorMiddleware } from '../errors/error-middleware.js';
 import type { IpAllowList } from '../net/ip-allow-list.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
+import { adminAuth } from './admin-auth.js';
 import { contentSafety } from './content-safety.js';
 import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
@@ -22,9 +23,19 @@ export interface AppParts {
   maxRequestBodyBytes: number;
   /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (client-address.ts). */
   trustedProxies: IpAllowList;
+  admin: {
+    /** The admin document's operations (its own OpenApiRouter). */
+    routes: express.Router;
+    spec: SpecAssets;
+    /** ADMIN_TOKEN; undefined: every /admin path answers 404. */
+    token: string | undefined;
+    onAuthFailure: () => void;
+  };
 }
 
-export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies }: AppParts): express.Express {
+const DOCS_CSP = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' blob:";
+
+export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies, admin }: AppParts): express.Express {
   const app = express();
   // Read only where an IP restriction is judged (clientAddressOf), never through express's `trust proxy`.
   app.trustedProxies = trustedProxies;
@@ -37,12 +48,21 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.use(contentSafety());
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
+  // Every /admin path passes the token's gate before its routes (or the 404 of an unknown one).
+  app.use('/admin', adminAuth(admin.token, admin.onAuthFailure));
+  app.use(admin.routes);
   app.use(ops);
   app.get('/openapi.json', (_req, res) => void res.type('application/json').send(spec.json));
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
+  app.get('/openapi/admin.json', (_req, res) => void res.type('application/json').send(admin.spec.json));
+  app.get('/openapi/admin.yaml', (_req, res) => void res.type('application/yaml').send(admin.spec.yaml));
   app.get('/docs', (_req, res) => {
-    res.setHeader('Content-Security-Policy', "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' blob:");
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
     res.type('text/html').send(spec.docsHtml);
+  });
+  app.get('/docs/admin', (_req, res) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.type('text/html').send(admin.spec.docsHtml);
   });
   app.use(() => {
     throw new NotFoundError('Not Found');

@@ -20,7 +20,8 @@ function offline(html: string): string {
   return html.replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, 'data:,');
 }
 
-export function loadSpecAssets(dir: string = SPEC_DIST_DIR): SpecAssets {
+/** `which`: the public document (openapi.*, docs.html) or the admin one (admin.*, admin-docs.html). */
+export function loadSpecAssets(dir: string = SPEC_DIST_DIR, which: 'openapi' | 'admin' = 'openapi'): SpecAssets {
   const read = (name: string) => {
     try {
       return readFileSync(`${dir}${name}`, 'utf8');
@@ -28,6 +29,6 @@ export function loadSpecAssets(dir: string = SPEC_DIST_DIR): SpecAssets {
       throw new Error(`${dir}${name} is missing: run "npm run spec" to bundle the OpenAPI document and build the docs.`);
     }
   };
-  const json = read('openapi.json');
-  return { document: JSON.parse(json) as Document, json, yaml: read('openapi.yaml'), docsHtml: offline(read('docs.html')) };
+  const json = read(`${which}.json`);
+  return { document: JSON.parse(json) as Document, json, yaml: read(`${which}.yaml`), docsHtml: offline(read(which === 'openapi' ? 'docs.html' : 'admin-docs.html')) };
 }

@@ -27,6 +27,8 @@ export class Metrics {
   private readonly browserFailures: Counter;
   private readonly budgetRefusals: Counter;
   private readonly ipRefusals: Counter;
+  private readonly adminActions: Counter<'action'>;
+  private readonly adminAuthFailures: Counter;
   private pool: () => PoolGauges | undefined = () => undefined;
 
   constructor() {
@@ -82,6 +84,17 @@ export class Metrics {
     this.ipRefusals = new Counter({
       name: 'scrapegate_ip_restricted_total',
       help: 'Requests refused with 403 because their key is restricted to other IP addresses (not charged, no concurrency slot taken)',
+      registers,
+    });
+    this.adminActions = new Counter({
+      name: 'scrapegate_admin_actions_total',
+      help: 'Changes to keys (create, update, rotate, revoke) through the admin API, the dashboard or the CLI of this process',
+      labelNames: ['action'],
+      registers,
+    });
+    this.adminAuthFailures = new Counter({
+      name: 'scrapegate_admin_auth_failures_total',
+      help: 'Requests to the admin API refused with 401 (no token, or the wrong one)',
       registers,
     });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
@@ -144,6 +157,14 @@ export class Metrics {
 
   ipRestricted(): void {
     this.ipRefusals.inc();
+  }
+
+  adminAction(action: string): void {
+    this.adminActions.inc({ action });
+  }
+
+  adminAuthFailed(): void {
+    this.adminAuthFailures.inc();
   }
 
   text(): Promise<string> {

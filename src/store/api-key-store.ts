@@ -18,6 +18,12 @@ export interface NewKey {
 const KEY_PREFIX = 'sg_';
 const DISPLAY_PREFIX_LENGTH = 10;
 
+/** A new secret (192 bits), the SHA-256 it is stored as, and the prefix it is shown by. */
+export function newSecret(): { key: string; hash: string; prefix: string } {
+  const key = KEY_PREFIX + randomBytes(24).toString('base64url');
+  return { key, hash: hashApiKey(key), prefix: key.slice(0, DISPLAY_PREFIX_LENGTH) };
+}
+
 /** Keys and their subscriptions. A key is stored only as its SHA-256; the key itself is shown once. */
 export class ApiKeyStore {
   constructor(
@@ -25,14 +31,17 @@ export class ApiKeyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** InvalidIpEntryError (nothing created) for an entry of `allowedIps` that is not an address or range. */
-  async create(spec: NewKey): Promise<{ key: string; record: KeyAccount }> {
+  /**
+   * InvalidIpEntryError (nothing created) for an entry of `allowedIps` that is not an address or
+   * range. `alongside` runs in the creation's transaction (the audit entry of accounts/key-admin.ts).
+   */
+  async create(spec: NewKey, alongside?: (trx: Knex.Transaction, row: KeyRow) => Promise<void>): Promise<{ key: string; record: KeyAccount }> {
     const allowedIps = allowedIpsColumn(normalizeIpEntries(spec.allowedIps ?? []));
-    const key = KEY_PREFIX + randomBytes(24).toString('base64url'); // 192 bits
+    const secret = newSecret();
     const now = this.now();
     const row = {
-      key_hash: hashApiKey(key),
-      key_prefix: key.slice(0, DISPLAY_PREFIX_LENGTH),
+      key_hash: secret.hash,
+      key_prefix: secret.prefix,
       label: spec.label ?? null,
       plan_name: spec.planName,
       credits_total: spec.credits,
@@ -44,9 +53,13 @@ export class ApiKeyStore {
       created_at: now,
       revoked_at: null,
     };
-    await this.knex('api_keys').insert(row);
-    const stored = await this.knex<KeyRow>('api_keys').where({ key_hash: row.key_hash }).first();
-    return { key, record: keyAccountOf(stored as KeyRow) };
+    const stored = await this.knex.transaction(async (trx) => {
+      await trx('api_keys').insert(row);
+      const inserted = (await trx<KeyRow>('api_keys').where({ key_hash: row.key_hash }).first()) as KeyRow;
+      await alongside?.(trx, inserted);
+      return inserted;
+    });
+    return { key: secret.key, record: keyAccountOf(stored) };
   }
 
   async list(): Promise<KeyAccount[]> {
@@ -82,7 +95,8 @@ export class ApiKeyStore {
     return this.byId(id);
   }
 
-  private async idOf(keyOrPrefix: string): Promise<number | undefined> {
+  /** The id of the key given as its secret, or as its display prefix when that names exactly one key. */
+  async idOf(keyOrPrefix: string): Promise<number | undefined> {
     let rows = await this.knex<KeyRow>('api_keys').select('id').where({ key_hash: hashApiKey(keyOrPrefix) });
     if (rows.length === 0) rows = await this.knex<KeyRow>('api_keys').select('id').where({ key_prefix: keyOrPrefix });
     return rows.length === 1 ? Number(rows[0].id) : undefined;

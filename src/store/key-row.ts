@@ -19,6 +19,9 @@ export interface KeyRow {
   browser_window_start: number | string;
   browser_attempts: number | string;
   browser_failures: number | string;
+  /** After a rotation with grace: the previous secret's hash, valid until previous_key_expires_at. */
+  previous_key_hash: string | null;
+  previous_key_expires_at: number | string | null;
 }
 
 export function keyAccountOf(r: KeyRow): KeyAccount {

@@ -76,7 +76,7 @@ describe('scrapegate CLI', () => {
     expect(stdout).to.match(/browser\s+10\s+125/);
     const failed = await cli('keys', 'create', '--plan', 'platinum').catch((e: { code: number; stderr: string }) => e);
     expect(failed).to.include({ code: 2 });
-    expect((failed as { stderr: string }).stderr).to.contain('--plan must be one of');
+    expect((failed as { stderr: string }).stderr).to.contain('--plan: unknown plan; one of: free, enthusiast');
   });
 
   it('billing verify: exit 0 when every period matches its ledger, 1 naming the key and the difference when not', async function () {

@@ -69,6 +69,23 @@ describe('loadConfig', () => {
     expect(c.trustedProxies.map(([net, bits]) => `${net.toString()}/${bits}`)).to.deep.equal(['203.0.113.0/24', '127.0.0.1/32', '::1/128']);
     expect(() => loadConfig({ TRUSTED_PROXIES: '203.0.113.0/24, lb.internal' })).to.throw(ConfigError, /TRUSTED_PROXIES.*"lb\.internal" is not a CIDR range/);
   });
+
+  it('takes ADMIN_TOKEN only long enough and without spaces, and never names its value in an error', () => {
+    expect(loadConfig({}).adminToken, 'no admin API unless configured').to.equal(undefined);
+    expect(loadConfig({ ADMIN_TOKEN: 'a-long-enough-token' }).adminToken).to.equal('a-long-enough-token');
+    for (const bad of ['short-secret', 'has a space in it here', 'tab\there-and-long-enough']) {
+      let message = '';
+      expect(() => {
+        try {
+          loadConfig({ ADMIN_TOKEN: bad });
+        } catch (err) {
+          message = (err as Error).message;
+          throw err;
+        }
+      }).to.throw(ConfigError, /ADMIN_TOKEN/);
+      expect(message).not.to.contain(bad);
+    }
+  });
 });
 
 describe('loadCatalog', () => {

@@ -3,15 +3,19 @@ import { OpenAPIBackend } from 'openapi-backend';
 import { withFormats } from '../../src/api/ajv-formats.js';
 import { loadSpecAssets } from '../../src/http/spec-assets.js';
 
-/** The promise is kept, not the instance: concurrent first callers must all wait for init(). */
-let api: Promise<OpenAPIBackend> | undefined;
+/** The promises are kept, not the instances: concurrent first callers must all wait for init(). */
+const apis = new Map<'openapi' | 'admin', Promise<OpenAPIBackend>>();
 
-async function specApi(): Promise<OpenAPIBackend> {
-  api ??= (async () => {
-    const backend = new OpenAPIBackend({ definition: loadSpecAssets().document, quick: false, strict: false, customizeAjv: withFormats });
-    await backend.init();
-    return backend;
-  })();
+async function specApi(which: 'openapi' | 'admin'): Promise<OpenAPIBackend> {
+  let api = apis.get(which);
+  if (!api) {
+    api = (async () => {
+      const backend = new OpenAPIBackend({ definition: loadSpecAssets(undefined, which).document, quick: false, strict: false, customizeAjv: withFormats });
+      await backend.init();
+      return backend;
+    })();
+    apis.set(which, api);
+  }
   return api;
 }
 
@@ -19,8 +23,8 @@ async function specApi(): Promise<OpenAPIBackend> {
  * Dredd only checks that keys are present on OAS3, so every answer in the integration tests is
  * checked here against the document's schema for its operation and status: body and headers.
  */
-export async function expectMatchesSpec(operationId: string, res: Response, body: unknown): Promise<void> {
-  const a = await specApi();
+export async function expectMatchesSpec(operationId: string, res: Response, body: unknown, which: 'openapi' | 'admin' = 'openapi'): Promise<void> {
+  const a = await specApi(which);
   const contentType = res.headers.get('content-type') ?? '';
   if (contentType.startsWith('application/json')) {
     const result = a.validateResponse(body, operationId, res.status);
@@ -30,4 +34,16 @@ export async function expectMatchesSpec(operationId: string, res: Response, body
   res.headers.forEach((v, k) => (headers[k] = v));
   const headerResult = a.validateResponseHeaders(headers, operationId, { statusCode: res.status });
   expect(headerResult.errors ?? [], `${operationId} ${res.status} headers: ${JSON.stringify(headerResult.errors)}`).to.deep.equal([]);
+}
+
+/** expectMatchesSpec against the admin document. */
+export function expectMatchesAdminSpec(operationId: string, res: Response, body: unknown): Promise<void> {
+  return expectMatchesSpec(operationId, res, body, 'admin');
+}
+
+/** The admin document's operationId for a request, as its router would match it. */
+export async function adminOperationOf(method: string, path: string): Promise<string> {
+  const op = (await specApi('admin')).matchOperation({ method, path, headers: {} });
+  if (!op?.operationId) throw new Error(`no admin operation for ${method} ${path}`);
+  return op.operationId;
 }

@@ -29,7 +29,8 @@ interface TotalsRow {
   duration_ms_total: number | string;
 }
 
-const TOTALS = `SELECT api_key_id, period_end, COUNT(*) AS requests,
+/** A group of ledger rows totalled as usage_daily keeps them (the admin API's live days read the same). */
+export const LEDGER_TOTALS = `COUNT(*) AS requests,
     SUM(CASE WHEN outcome = 'charged' THEN 1 ELSE 0 END) AS charged,
     SUM(CASE WHEN outcome = 'refunded' THEN 1 ELSE 0 END) AS refunded,
     SUM(CASE WHEN status_sent = 200 THEN 1 ELSE 0 END) AS status_200,
@@ -41,7 +42,9 @@ const TOTALS = `SELECT api_key_id, period_end, COUNT(*) AS requests,
     SUM(CASE WHEN engine = 'plain' THEN 1 ELSE 0 END) AS engine_plain,
     SUM(CASE WHEN engine = 'plain' THEN 0 ELSE 1 END) AS engine_browser,
     SUM(CASE WHEN outcome = 'charged' THEN cost ELSE 0 END) AS credits,
-    SUM(COALESCE(duration_ms, 0)) AS duration_ms_total
+    SUM(COALESCE(duration_ms, 0)) AS duration_ms_total`;
+
+const TOTALS = `SELECT api_key_id, period_end, ${LEDGER_TOTALS}
   FROM request_ledger WHERE started_at >= ? AND started_at < ? GROUP BY api_key_id, period_end`;
 
 /**

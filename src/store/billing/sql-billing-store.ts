@@ -47,8 +47,11 @@ export class SqlBillingStore implements BillingStore {
     return (row as { outcome?: LedgerOutcome } | undefined)?.outcome;
   }
 
+  /** By the current secret, or by a previous one still in its grace period (rotation). */
   async findKey(keyHash: string): Promise<KeyAccount | undefined> {
-    const row = await this.knex<KeyRow>('api_keys').where({ key_hash: keyHash }).first();
+    const row =
+      (await this.knex<KeyRow>('api_keys').where({ key_hash: keyHash }).first()) ??
+      (await this.knex<KeyRow>('api_keys').where({ previous_key_hash: keyHash }).andWhere('previous_key_expires_at', '>', Date.now()).first());
     return row ? keyAccountOf(row) : undefined;
   }
 

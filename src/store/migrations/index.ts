@@ -4,6 +4,7 @@ import * as browserFailureBudget from './002-browser-failure-budget.js';
 import * as requestLedger from './003-request-ledger.js';
 import * as ledgerBatches from './004-ledger-batches.js';
 import * as allowedIps from './005-allowed-ips.js';
+import * as rotationAndAudit from './006-rotation-and-audit.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '003-request-ledger': requestLedger,
   '004-ledger-batches': ledgerBatches,
   '005-allowed-ips': allowedIps,
+  '006-rotation-and-audit': rotationAndAudit,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
