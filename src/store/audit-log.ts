@@ -1,18 +1,10 @@
 import type { Knex } from 'knex';
+import type { components } from '../generated/admin-types.js';
 
-/** What a change touched, in the admin API's words. Never a secret: a key appears as its display prefix. */
-export interface AuditState {
-  plan?: string;
-  credits_total?: number;
-  credits_remaining?: number;
-  max_concurrency?: number | null;
-  allowed_ips?: string[];
-  label?: string | null;
-  prefix?: string;
-  revoked?: boolean;
-}
+/** What a change touched, as the admin document defines it. Never a secret: a key appears as its display prefix. */
+export type AuditState = NonNullable<components['schemas']['AuditState']>;
 
-export type AuditAction = 'create' | 'update' | 'rotate' | 'revoke';
+export type AuditAction = components['schemas']['AuditEntry']['action'];
 
 export interface AuditEntry {
   /** 'admin', 'cli', or 'key:<display prefix>'. */
