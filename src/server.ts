@@ -43,10 +43,12 @@ import { Billing } from './billing/billing.js';
 import { DeferredWrites } from './billing/deferred-writes.js';
 import { LedgerUpkeep } from './billing/ledger-upkeep.js';
 import { Reconciler } from './billing/reconciler.js';
+import { RefusalTally } from './billing/refusal-tally.js';
 import { SqlLedgerBooks } from './store/billing/ledger-books-sql.js';
 import { ApiKeyStore } from './store/api-key-store.js';
 import { migrate, openDatabase } from './store/database.js';
 import { SqlBillingStore } from './store/billing/sql-billing-store.js';
+import { UsageRefusalsSql } from './store/usage-refusals-sql.js';
 
 interface BrowserEngine {
   fetcher: Fetcher;
@@ -165,8 +167,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     intervalMs: config.ledger.upkeepIntervalMs,
     onError: (err) => logger.warn({ err }, 'ledger upkeep failed; it runs again'),
   });
+  const refusals = new RefusalTally(new UsageRefusalsSql(db), (err) => logger.warn({ err }, 'refusal counts could not be written'));
   const service = new ScrapeService({
     billing,
+    refusals,
     engines,
     egress,
     walls: WallDetector.default(),
@@ -221,6 +225,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       await reconciler.stop();
       await upkeep.stop();
       await billing.close();
+      await refusals.close();
       await db.close();
       return result;
     },

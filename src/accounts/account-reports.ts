@@ -18,9 +18,10 @@ function dayUsage(d: DayTotals): UsageReport['days'][number] {
   return {
     day: d.day,
     requests: d.requests,
+    refused: d.refused,
     charged: d.charged,
     refunded: d.refunded,
-    status: { '200': d.status200, '404': d.status404, '422': d.status422, '423': d.status423, '5xx': d.status5xx, other: d.statusOther },
+    status: { '200': d.status200, '403': d.status403, '404': d.status404, '409': d.status409, '422': d.status422, '423': d.status423, '5xx': d.status5xx, other: d.statusOther },
     engine: { plain: d.enginePlain, browser: d.engineBrowser },
     credits: d.credits,
     duration_ms_mean: d.requests === 0 ? 0 : Math.round(d.durationMsTotal / d.requests),

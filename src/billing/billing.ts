@@ -128,7 +128,7 @@ export class Billing {
         key = await this.current(keyHash, debit.at, clientAddress);
         this.refuseIfOverLimits(key, debit);
         if (!(await store.reserveById(key.id, key.periodEnd, debit, budget, entry, limit()))) {
-          throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
+          throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd).ofKey(key.id);
         }
       }
     } catch (err) {
@@ -162,10 +162,10 @@ export class Billing {
   }
 
   private refuseIfOverLimits(key: KeyAccount, debit: Debit): void {
-    if (key.creditsRemaining < debit.cost) throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd);
+    if (key.creditsRemaining < debit.cost) throw new InsufficientCreditsError(debit.cost, key.creditsRemaining, key.periodEnd).ofKey(key.id);
     const { budget } = this.options;
     if (pastBudget(key, debit, budget)) {
-      throw new BrowserBudgetExceededError(key.browserFailures, key.browserAttempts, secondsUntilWindowEnds(key, debit.at, budget));
+      throw new BrowserBudgetExceededError(key.browserFailures, key.browserAttempts, secondsUntilWindowEnds(key, debit.at, budget)).ofKey(key.id);
     }
   }
 
@@ -177,7 +177,7 @@ export class Billing {
       const now = this.now();
       if (await this.options.store.takeSlot(lease, now + ttlMs, now)) return lease;
     }
-    throw new ConcurrencyLimitError(key.maxConcurrency);
+    throw new ConcurrencyLimitError(key.maxConcurrency).ofKey(key.id);
   }
 
   private async release(lease: Lease): Promise<void> {
@@ -238,5 +238,5 @@ export class Billing {
 /** The key's allow list, if it has one, must admit the caller (an unknown caller is admitted by none). */
 function refuseIfRestricted(key: KeyAccount, clientAddress: string | undefined): void {
   if (key.allowedIps.length === 0) return;
-  if (clientAddress === undefined || !IpAllowList.of(key.allowedIps).allows(clientAddress)) throw new IpRestrictedError(clientAddress ?? 'unknown');
+  if (clientAddress === undefined || !IpAllowList.of(key.allowedIps).allows(clientAddress)) throw new IpRestrictedError(clientAddress ?? 'unknown').ofKey(key.id);
 }

@@ -3,9 +3,17 @@
  * at the edge (to-api-error.ts) decides the status (403, 409, 429) and the words' frame.
  */
 export abstract class BillingRefusal extends Error {
+  /** The key refused, when it was known (not for an unknown or revoked one): its refusals are counted. */
+  keyId: number | undefined;
+
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
+  }
+
+  ofKey(keyId: number): this {
+    this.keyId = keyId;
+    return this;
   }
 }
 

@@ -326,13 +326,20 @@ export interface components {
              * @description A UTC day.
              */
             day: string;
+            /** @description Requests that reserved credits (the ledger's rows); refusals are counted apart, in `refused`. */
             requests: number;
+            /** @description Requests of the key refused before any work, uncharged and not in the ledger: 403 (out of credits, or an IP restriction), 409 (over the concurrency limit), 429 (past the browser failure budget). */
+            refused: number;
             charged: number;
             refunded: number;
-            /** @description Requests by the status answered. */
+            /** @description Requests and refusals by the status answered. */
             status: {
                 200: number;
+                /** @description Refused (out of credits, or an IP restriction). */
+                403: number;
                 404: number;
+                /** @description Refused (over the concurrency limit). */
+                409: number;
                 422: number;
                 423: number;
                 "5xx": number;

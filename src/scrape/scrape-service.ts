@@ -36,6 +36,8 @@ export interface ScrapeServiceDeps {
   metrics: Metrics;
   /** Aborted when a shutdown's grace period ends: requests still running fail, uncharged. */
   stopping: AbortSignal;
+  /** Counts a known key's refusals by status, for its usage report (billing/refusal-tally.ts). */
+  refusals?: { count(apiKeyId: number, status: number, at: number): void };
   logger: Logger;
 }
 
@@ -80,7 +82,10 @@ export class ScrapeService {
       const facts = { operation: req.operation, engine: engineKind(req), proxyType: req.proxyType, proxyCountry: req.proxyCountry ?? null, targetHost: req.url.hostname };
       const reservation = await this.deps.billing
         .reserve(apiKey, { cost, browser: req.browser, at: Date.now() }, facts, deadline, req.clientAddress)
-        .catch((err: unknown) => this.countRefusal(err));
+        .catch((err: unknown) => {
+          if (err instanceof BillingRefusal && err.keyId !== undefined) this.deps.refusals?.count(err.keyId, statusOf(err), Date.now());
+          return this.countRefusal(err);
+        });
       billed?.(reservation.requestId);
       let answer: T;
       let page: FetchedPage;

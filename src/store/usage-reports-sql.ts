@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from './database.js';
 import { dayBounds, LEDGER_TOTALS } from './billing/ledger-books-sql.js';
+import { UsageRefusalsSql } from './usage-refusals-sql.js';
 
 const DAY_MS = 86_400_000;
 
@@ -8,10 +9,14 @@ const DAY_MS = 86_400_000;
 export interface DayTotals {
   day: string;
   requests: number;
+  /** Refusals (not in the ledger, nor in `requests`): 403, 409, 429. */
+  refused: number;
   charged: number;
   refunded: number;
   status200: number;
+  status403: number;
   status404: number;
+  status409: number;
   status422: number;
   status423: number;
   status5xx: number;
@@ -48,8 +53,8 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function totalsOf(day: string, r: Row, p95: number): DayTotals {
   return {
-    day, requests: n(r.requests), charged: n(r.charged), refunded: n(r.refunded),
-    status200: n(r.status_200), status404: n(r.status_404), status422: n(r.status_422), status423: n(r.status_423), status5xx: n(r.status_5xx), statusOther: n(r.status_other),
+    day, requests: n(r.requests), refused: 0, charged: n(r.charged), refunded: n(r.refunded),
+    status200: n(r.status_200), status403: 0, status404: n(r.status_404), status409: 0, status422: n(r.status_422), status423: n(r.status_423), status5xx: n(r.status_5xx), statusOther: n(r.status_other),
     enginePlain: n(r.engine_plain), engineBrowser: n(r.engine_browser), credits: n(r.credits), durationMsTotal: n(r.duration_ms_total), durationMsP95: p95,
   };
 }
@@ -60,13 +65,28 @@ function totalsOf(day: string, r: Row, p95: number): DayTotals {
  */
 export class UsageReportsSql {
   private readonly knex: Knex;
+  private readonly refusals: UsageRefusalsSql;
 
   constructor(private readonly db: Database) {
     this.knex = db.knex;
+    this.refusals = new UsageRefusalsSql(db);
   }
 
-  /** `from`..`to` inclusive, UTC `YYYY-MM-DD`; only days with requests, oldest first. */
+  /** `from`..`to` inclusive, UTC `YYYY-MM-DD`; only days with requests or refusals, oldest first. */
   async daily(apiKeyId: number, from: string, to: string): Promise<DayTotals[]> {
+    const days = new Map((await this.ledgerDays(apiKeyId, from, to)).map((d) => [d.day, d]));
+    for (const r of await this.refusals.byDay(apiKeyId, from, to)) {
+      let day = days.get(r.day);
+      if (!day) days.set(r.day, (day = totalsOf(r.day, {}, 0)));
+      day.refused += r.count;
+      if (r.status === 403) day.status403 += r.count;
+      else if (r.status === 409) day.status409 += r.count;
+      else day.statusOther += r.count;
+    }
+    return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+  }
+
+  private async ledgerDays(apiKeyId: number, from: string, to: string): Promise<DayTotals[]> {
     const through = ((await this.knex('upkeep_state').where({ name: 'totalled_through' }).first()) as { value: string } | undefined)?.value;
     const days: DayTotals[] = [];
     if (through !== undefined && from <= through) {

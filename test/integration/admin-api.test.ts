@@ -199,7 +199,7 @@ for (const database of testDatabases()) {
       const today = new Date().toISOString().slice(0, 10);
       const report = await admin<{ days: Array<Record<string, unknown>> }>('GET', `/admin/v1/keys/${key.id}/usage?from=${today}&to=${today}`);
       expect(report.body.days).to.have.length(1);
-      expect(report.body.days[0]).to.deep.include({ day: today, requests: 4, charged: 3, refunded: 1, credits: 3, status: { '200': 3, '404': 1, '422': 0, '423': 0, '5xx': 0, other: 0 }, engine: { plain: 4, browser: 0 } });
+      expect(report.body.days[0]).to.deep.include({ day: today, requests: 4, refused: 0, charged: 3, refunded: 1, credits: 3, status: { '200': 3, '403': 0, '404': 1, '409': 0, '422': 0, '423': 0, '5xx': 0, other: 0 }, engine: { plain: 4, browser: 0 } });
       expect((await admin('GET', `/admin/v1/keys/${key.id}/usage?from=2026-02-01&to=2026-01-01`)).status).to.equal(422);
       expect((await admin('GET', `/admin/v1/keys/${key.id}/usage?from=2024-01-01&to=2026-01-01`)).status).to.equal(422);
       type Page = { items: Array<{ status: number; target_host: string; outcome: string; cost: number }>; next_cursor: string | null };

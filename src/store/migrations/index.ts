@@ -5,6 +5,7 @@ import * as requestLedger from './003-request-ledger.js';
 import * as ledgerBatches from './004-ledger-batches.js';
 import * as allowedIps from './005-allowed-ips.js';
 import * as rotationAndAudit from './006-rotation-and-audit.js';
+import * as usageRefusals from './007-usage-refusals.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '004-ledger-batches': ledgerBatches,
   '005-allowed-ips': allowedIps,
   '006-rotation-and-audit': rotationAndAudit,
+  '007-usage-refusals': usageRefusals,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
