@@ -4,6 +4,7 @@
  *
  *   index, server, cli (composition) → handlers (on the HTTP edge's types: api, http) → scrape → billing
  *   handlers → accounts (the rules of keys and plans, shared with the CLI) → store
+ *   dashboard (pages on the HTTP edge, beside the handlers) → accounts, billing, store
  *   scrape → fetchers → egress → proxies, target-policy → net, time
  *   store (the SQL) implements billing's storage; config, errors, generated, net, time below all.
  */
@@ -18,6 +19,8 @@ module.exports = {
     forbid('edge-above-the-service', '^src/(accounts|scrape|billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time|observability)/', EDGE,
       'The HTTP edge (routing, validation, answers) calls down; nothing below the handlers knows HTTP.'),
     forbid('handlers-are-thin-and-on-top', '^src/(?!handlers/|index\\.ts$|server\\.ts$)', '^src/handlers/', 'Only the composition root knows the handlers; the router is given them.'),
+    forbid('dashboard-on-top', '^src/(?!dashboard/|index\\.ts$|server\\.ts$)', '^src/dashboard/', 'Only the composition root mounts the dashboard.'),
+    forbid('dashboard-beside-the-scraping', '^src/dashboard/', '^src/(handlers|scrape|fetchers|egress|proxies|target-policy)/', 'The dashboard shows accounts; it scrapes nothing.'),
     forbid('scrape-below-handlers', '^src/(billing|fetchers|egress|proxies|target-policy|store|config|errors|net|time)/', '^src/scrape/',
       'The scrape service uses the engines and the billing; they do not know it.'),
     forbid('billing-knows-no-engine-or-sql', '^src/billing/', '^src/(fetchers|egress|proxies|target-policy|store|observability)/',

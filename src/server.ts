@@ -33,6 +33,12 @@ import { USER_AGENT } from './fetchers/user-agent.js';
 import { operationHandlers } from './handlers/index.js';
 import { adminHandlers } from './handlers/admin/index.js';
 import { accountParts } from './accounts/account-parts.js';
+import { dashboardRouter } from './dashboard/dashboard-router.js';
+import { DashboardSessions } from './dashboard/dashboard-sessions.js';
+import { SessionUpkeep } from './dashboard/session-upkeep.js';
+import { SignInLimit } from './accounts/sign-in-limit.js';
+import { SignInFailuresSql } from './store/sign-in-failures-sql.js';
+import { DashboardSessionsSql } from './store/dashboard-sessions-sql.js';
 import { bodyParsers, createApp } from './http/app.js';
 import { loadSpecAssets } from './http/spec-assets.js';
 import { IpAllowList } from './net/ip-allow-list.js';
@@ -189,7 +195,29 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const parsers = bodyParsers(config.maxRequestBodyBytes);
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
-  const adminRoutes = await new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports)).routes(parsers);
+  const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
+  const adminRoutes = await adminRouter.routes(parsers);
+  const sessionsSql = new DashboardSessionsSql(db);
+  const failuresSql = new SignInFailuresSql(db);
+  const sessionUpkeep = new SessionUpkeep({
+    sessions: sessionsSql,
+    failures: failuresSql,
+    failureWindowMs: config.dashboard.signInWindowMs,
+    intervalMs: 60_000,
+    onError: (err) => logger.warn({ err }, 'dashboard session upkeep failed; it runs again'),
+  });
+  const signInLimit = new SignInLimit(failuresSql, { maxFailures: config.dashboard.signInMaxFailures, windowMs: config.dashboard.signInWindowMs });
+  const dashboard = dashboardRouter({
+    sessions: new DashboardSessions(sessionsSql, { ttlMs: config.dashboard.sessionTtlMs }),
+    signInLimit,
+    billing,
+    adminToken: config.adminToken,
+    keyAdmin: accounts.admin,
+    reports: accounts.reports,
+    validate: (operationId, request) => adminRouter.validate(operationId, request),
+    metrics,
+    logger,
+  });
   const app = createApp({
     routes,
     ops: opsRoutes(readiness, metrics),
@@ -199,6 +227,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     metrics,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
+    dashboard,
     admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, onAuthFailure: () => metrics.adminAuthFailed() },
   });
 
@@ -211,6 +240,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   if (browser) warm(browser.pool, config, logger);
   reconciler.start();
   upkeep.start();
+  sessionUpkeep.start();
   if ((await keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
@@ -224,6 +254,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       egress.close();
       await reconciler.stop();
       await upkeep.stop();
+      await sessionUpkeep.stop();
       await billing.close();
       await refusals.close();
       await db.close();

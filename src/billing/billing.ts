@@ -100,6 +100,11 @@ export class Billing {
     return this.current(hashApiKey(apiKey), this.now(), clientAddress);
   }
 
+  /** The same, for a secret known by its hash only (the dashboard's session keeps no secret). */
+  accountByHash(keyHash: string, clientAddress?: string): Promise<KeyAccount> {
+    return this.current(keyHash, this.now(), clientAddress);
+  }
+
   /**
    * `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. Bounded
    * in all by RESERVE_LIMIT_MS (or the time left): a reservation given up on may still land, and

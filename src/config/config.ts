@@ -38,6 +38,9 @@ const schema = z.object({
     .max(256)
     .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
     .optional(),
+  DASHBOARD_SESSION_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(8 * 3600),
+  SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
+  SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   BROWSER_GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   PROXY_CONFIG: z.string().min(1).optional(),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -103,6 +106,15 @@ export interface Config {
   browserFailureAllowance: number;
   ledger: LedgerConfig;
   browser: BrowserConfig;
+  dashboard: DashboardConfig;
+}
+
+export interface DashboardConfig {
+  /** How long a dashboard session lasts from its sign-in. */
+  sessionTtlMs: number;
+  /** Failed sign-ins a client address may have within `signInWindowMs` before it gets 429. */
+  signInMaxFailures: number;
+  signInWindowMs: number;
 }
 
 export interface LedgerConfig {
@@ -175,6 +187,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,
       reconcileMarginMs: e.RECONCILE_MARGIN_SECONDS * 1000,
       upkeepIntervalMs: e.UPKEEP_INTERVAL_SECONDS * 1000,
+    },
+    dashboard: {
+      sessionTtlMs: e.DASHBOARD_SESSION_SECONDS * 1000,
+      signInMaxFailures: e.SIGN_IN_MAX_FAILURES,
+      signInWindowMs: e.SIGN_IN_WINDOW_SECONDS * 1000,
     },
     browser: {
       poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),

@@ -34,6 +34,8 @@ function fromBodyParser(err: unknown, maxRequestBodyBytes: number): ApiError | u
   if (type === 'entity.parse.failed') return new BadRequestError('The request body must be proper JSON.');
   if (type === 'entity.too.large') return invalid(['body'], `the request body exceeds ${maxRequestBodyBytes} bytes`, 'value_error.body.too_large');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid') return new BadRequestError('The request body could not be read.');
+  // A form (the dashboard's) past its parser's parameterLimit.
+  if (type === 'parameters.too.many') return new BadRequestError('The request body has too many fields.');
   return undefined;
 }
 

@@ -23,6 +23,8 @@ export interface AppParts {
   maxRequestBodyBytes: number;
   /** TRUSTED_PROXIES: the peers whose X-Forwarded-For names the client (client-address.ts). */
   trustedProxies: IpAllowList;
+  /** /dashboard: its own pages, headers and error pages (dashboard/dashboard-router.ts). */
+  dashboard: express.Router;
   admin: {
     /** The admin document's operations (its own OpenApiRouter). */
     routes: express.Router;
@@ -35,7 +37,7 @@ export interface AppParts {
 
 const DOCS_CSP = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' blob:";
 
-export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies, admin }: AppParts): express.Express {
+export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies, dashboard, admin }: AppParts): express.Express {
   const app = express();
   // Read only where an IP restriction is judged (clientAddressOf), never through express's `trust proxy`.
   app.trustedProxies = trustedProxies;
@@ -51,6 +53,7 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   // Every /admin path passes the token's gate before its routes (or the 404 of an unknown one).
   app.use('/admin', adminAuth(admin.token, admin.onAuthFailure));
   app.use(admin.routes);
+  app.use('/dashboard', dashboard);
   app.use(ops);
   app.get('/openapi.json', (_req, res) => void res.type('application/json').send(spec.json));
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));

@@ -29,6 +29,7 @@ export class Metrics {
   private readonly ipRefusals: Counter;
   private readonly adminActions: Counter<'action'>;
   private readonly adminAuthFailures: Counter;
+  private readonly signInFailures: Counter<'reason'>;
   private pool: () => PoolGauges | undefined = () => undefined;
 
   constructor() {
@@ -95,6 +96,12 @@ export class Metrics {
     this.adminAuthFailures = new Counter({
       name: 'scrapegate_admin_auth_failures_total',
       help: 'Requests to the admin API refused with 401 (no token, or the wrong one)',
+      registers,
+    });
+    this.signInFailures = new Counter({
+      name: 'scrapegate_dashboard_sign_in_failures_total',
+      help: 'Dashboard sign-ins refused, by reason (invalid: no such key or token; ip_restricted: a key used from elsewhere; limited: 429, too many failures)',
+      labelNames: ['reason'],
       registers,
     });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
@@ -165,6 +172,10 @@ export class Metrics {
 
   adminAuthFailed(): void {
     this.adminAuthFailures.inc();
+  }
+
+  signInFailed(reason: 'invalid' | 'ip_restricted' | 'limited'): void {
+    this.signInFailures.inc({ reason });
   }
 
   text(): Promise<string> {

@@ -6,6 +6,7 @@ import * as ledgerBatches from './004-ledger-batches.js';
 import * as allowedIps from './005-allowed-ips.js';
 import * as rotationAndAudit from './006-rotation-and-audit.js';
 import * as usageRefusals from './007-usage-refusals.js';
+import * as dashboard from './008-dashboard.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '005-allowed-ips': allowedIps,
   '006-rotation-and-audit': rotationAndAudit,
   '007-usage-refusals': usageRefusals,
+  '008-dashboard': dashboard,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */

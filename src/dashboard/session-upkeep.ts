@@ -1,0 +1,43 @@
+import type { DashboardSessionsSql } from '../store/dashboard-sessions-sql.js';
+import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
+
+/** Batches one pass may delete of each table, so that a pass never holds the database long. */
+const MAX_BATCHES = 20;
+
+/**
+ * Deletes expired sessions and sign-in failures that left the window, on a timer of its own: an
+ * attack that never signs in still has its rows removed. Every instance runs it; deleting what
+ * another instance deleted first is harmless.
+ */
+export class SessionUpkeep {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly parts: {
+      sessions: DashboardSessionsSql;
+      failures: SignInFailuresSql;
+      failureWindowMs: number;
+      intervalMs: number;
+      onError: (err: unknown) => void;
+      now?: () => number;
+    },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.running.then(() => this.runOnce()).catch(this.parts.onError);
+    }, this.parts.intervalMs).unref();
+  }
+
+  async runOnce(): Promise<void> {
+    const now = (this.parts.now ?? Date.now)();
+    for (let i = 0; i < MAX_BATCHES && (await this.parts.sessions.pruneExpired(now)) > 0; i++);
+    for (let i = 0; i < MAX_BATCHES && (await this.parts.failures.pruneBefore(now - this.parts.failureWindowMs)) > 0; i++);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+}
