@@ -228,7 +228,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
     dashboard,
-    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, onAuthFailure: () => metrics.adminAuthFailed() },
+    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: () => metrics.adminAuthFailed() },
   });
 
   const server = app.listen(config.port, config.host);

@@ -1,23 +1,36 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { NotFoundError, UnauthorizedError } from '../errors/api-error.js';
+import { NotFoundError, TooManyRequestsError, UnauthorizedError } from '../errors/api-error.js';
+import { clientAddressOf } from './client-address.js';
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** How many wrong secrets a client may try (accounts/sign-in-limit.ts, shared with the dashboard's sign-in). */
+export interface GuessLimit {
+  begin(address: string): Promise<{ allowed: true; succeeded(): Promise<void> } | { allowed: false; retryAfterSeconds: number }>;
+}
 
 /**
  * The gate of every /admin path. Without ADMIN_TOKEN the admin API does not exist (404, as any
  * unknown path). Otherwise `Authorization: Bearer <token>` is required, compared in constant time
- * (as digests, so not even the token's length shows); a scraping key is never it.
+ * (as digests, so not even the token's length shows); a scraping key is never it. Wrong tokens
+ * count as failed sign-ins of their client: past the limit every request from it gets 429, the
+ * right token included, so a weak token cannot be guessed here any faster than on the dashboard.
  */
-export function adminAuth(token: string | undefined, onFailure: () => void): RequestHandler {
+export function adminAuth(token: string | undefined, limit: GuessLimit, onFailure: () => void): RequestHandler {
   const expected = token === undefined ? undefined : digest(token);
-  return (req, _res, next) => {
+  return async (req, _res, next) => {
     if (!expected) throw new NotFoundError('Not Found');
+    const attempt = await limit.begin(clientAddressOf(req));
+    if (!attempt.allowed) {
+      throw new TooManyRequestsError(`Too many requests with a wrong admin token from this address. Try again in ${attempt.retryAfterSeconds} seconds.`, attempt.retryAfterSeconds);
+    }
     const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
     if (!match || !timingSafeEqual(digest(match[1]), expected)) {
       onFailure();
       throw new UnauthorizedError('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
     }
+    await attempt.succeeded();
     next();
   };
 }

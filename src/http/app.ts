@@ -6,7 +6,7 @@ import { errorMiddleware } from '../errors/error-middleware.js';
 import type { IpAllowList } from '../net/ip-allow-list.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
-import { adminAuth } from './admin-auth.js';
+import { adminAuth, type GuessLimit } from './admin-auth.js';
 import { contentSafety } from './content-safety.js';
 import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
@@ -31,6 +31,8 @@ export interface AppParts {
     spec: SpecAssets;
     /** ADMIN_TOKEN; undefined: every /admin path answers 404. */
     token: string | undefined;
+    /** Wrong tokens count as failed sign-ins of their client (429 past the limit). */
+    guessLimit: GuessLimit;
     onAuthFailure: () => void;
   };
 }
@@ -51,7 +53,7 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
   // Every /admin path passes the token's gate before its routes (or the 404 of an unknown one).
-  app.use('/admin', adminAuth(admin.token, admin.onAuthFailure));
+  app.use('/admin', adminAuth(admin.token, admin.guessLimit, admin.onAuthFailure));
   app.use(admin.routes);
   app.use('/dashboard', dashboard);
   app.use(ops);

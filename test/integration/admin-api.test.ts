@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import { promisify } from 'node:util';
 import { createAdminClient } from '../../src/admin-client/index.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -10,6 +11,18 @@ import { useSuite } from '../helpers/suite.js';
 
 const TOKEN = 'test-admin-token-7f3c9a1e5b';
 const run = promisify(execFile);
+
+/** GET with a bearer token from a client socket bound to `localAddress`: another loopback address is another client. */
+function getFrom(localAddress: string, url: string, token: string): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress, agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body }));
+    });
+    req.on('error', reject);
+  });
+}
 
 interface Answer<T = Record<string, unknown>> {
   status: number;
@@ -55,6 +68,19 @@ for (const database of testDatabases()) {
       expect(asKey.status).to.equal(403);
       expect((await admin('GET', '/admin/v1/plans')).status).to.equal(200);
       expect(s.server.rawOutput.join('\n')).not.to.contain(TOKEN).and.not.to.contain(created.key);
+    });
+
+    it('answers the eleventh wrong token from one address with 429 and Retry-After, the right token included; other clients are unaffected', async () => {
+      // 127.0.0.6: a client of its own (the other tests call from 127.0.0.1).
+      const url = `${s.server.base}/admin/v1/plans`;
+      for (let i = 0; i < 10; i++) expect((await getFrom('127.0.0.6', url, `wrong-token-guess-${i}`)).status).to.equal(401);
+      const limited = await getFrom('127.0.0.6', url, 'wrong-token-guess-10');
+      expect(limited.status).to.equal(429);
+      expect(Number(limited.retryAfter)).to.be.within(890, 900);
+      expect(JSON.parse(limited.body)).to.have.property('detail').that.matches(/^Too many requests with a wrong admin token from this address\. Try again in \d+ seconds\.$/);
+      expect((await getFrom('127.0.0.6', url, TOKEN)).status, 'the right token waits too').to.equal(429);
+      expect((await getFrom('127.0.0.7', url, TOKEN)).status).to.equal(200);
+      for (let i = 0; i < 12; i++) expect((await getFrom('127.0.0.7', url, TOKEN)).status, 'right tokens are never counted').to.equal(200);
     });
 
     it('will not start when ADMIN_TOKEN is the secret of a key, and says so without repeating it', async () => {
