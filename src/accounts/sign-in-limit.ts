@@ -12,15 +12,18 @@ export function clientBucket(address: string): string {
   return `${ip.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
 
-export type Attempt = { allowed: true; succeeded(): Promise<void> } | { allowed: false; retryAfterSeconds: number };
-
 /**
- * Sign-in attempts per client, counted in the database so that every instance sees them. Every
- * attempt is written as a failure before the secret is even looked at, and forgiven only when it
- * succeeds: a burst of parallel guesses is counted as it arrives, not after. Past `maxFailures`
- * within `windowMs` a client is refused, even with the right secret; a refused attempt is not
- * counted, and is told when enough failures will have left the window for the next to be let in.
- * A success forgives only itself (or one valid key would reset a guesser's count).
+ * Sign-in attempts per client, counted in the database so that every instance sees them. The
+ * secret is judged first; only a wrong one is written down. Past `maxFailures` wrong ones within
+ * `windowMs` a client is refused, even with the right secret, and told when enough failures will
+ * have left the window for it to be let in again. A refused attempt is not counted.
+ *
+ * Right secrets are never written, not even for a moment: an operator's script making twenty
+ * admin calls at once from one address must not look like twenty guesses. A burst of parallel
+ * wrong guesses is still bounded: each failure is written, then counted with every failure
+ * written before it, so at most `maxFailures` of them are answered as plain failures; and a
+ * right secret sent in the burst is let in only if fewer than `maxFailures` were written before
+ * its own count.
  */
 export class SignInLimit {
   constructor(
@@ -28,16 +31,36 @@ export class SignInLimit {
     private readonly options: { maxFailures: number; windowMs: number; now?: () => number },
   ) {}
 
-  async begin(address: string): Promise<Attempt> {
-    const now = (this.options.now ?? Date.now)();
+  /** For a right secret: the seconds the client must still wait, or undefined if it may sign in. */
+  async blocked(address: string): Promise<number | undefined> {
+    const now = this.now();
     const client = clientBucket(address);
-    const since = now - this.options.windowMs;
+    const count = await this.sql.countSince(client, now - this.options.windowMs);
+    return count < this.options.maxFailures ? undefined : this.wait(client, now, count);
+  }
+
+  /**
+   * For a wrong secret: writes the failure and answers as blocked() would for the next attempt,
+   * except that the failure that crosses the limit is answered as a failure (401), not yet 429.
+   */
+  async failed(address: string): Promise<number | undefined> {
+    const now = this.now();
+    const client = clientBucket(address);
     const id = await this.sql.record(client, now);
-    const count = await this.sql.countSince(client, since);
-    if (count <= this.options.maxFailures) return { allowed: true, succeeded: () => this.sql.forgive(id) };
+    const count = await this.sql.countSince(client, now - this.options.windowMs);
+    if (count <= this.options.maxFailures) return undefined;
     await this.sql.forgive(id);
-    // Of the count - 1 failures before this attempt, all but maxFailures - 1 must leave the window.
-    const blocking = await this.sql.atSince(client, since, count - 1 - this.options.maxFailures);
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((blocking ?? now) + this.options.windowMs - now) / 1000)) };
+    return this.wait(client, now, count - 1);
+  }
+
+  /** Until so many of the client's `count` failures have left the window that fewer than the limit remain. */
+  private async wait(client: string, now: number, count: number): Promise<number> {
+    const { windowMs, maxFailures } = this.options;
+    const blocking = await this.sql.atSince(client, now - windowMs, count - maxFailures);
+    return Math.max(1, Math.ceil(((blocking ?? now) + windowMs - now) / 1000));
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 }

@@ -28,40 +28,29 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
 
   router.post('/sign-in', form, async (req, res) => {
     const client = clientAddressOf(req);
-    const attempt = await parts.signInLimit.begin(client);
-    if (!attempt.allowed) {
+    const who = await identify(parts, field(req.body, 'secret')?.trim() ?? '', client);
+    // The secret is judged first; only a wrong one counts against the client (sign-in-limit.ts).
+    const waitSeconds = who.kind === 'refused' ? await parts.signInLimit.failed(client) : await parts.signInLimit.blocked(client);
+    if (waitSeconds !== undefined) {
       parts.metrics.signInFailed('limited');
-      res.setHeader('Retry-After', String(attempt.retryAfterSeconds));
-      const minutes = Math.ceil(attempt.retryAfterSeconds / 60);
+      res.setHeader('Retry-After', String(waitSeconds));
+      const minutes = Math.ceil(waitSeconds / 60);
       return refuse(res, 429, `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }
-    const secret = field(req.body, 'secret')?.trim() ?? '';
     await endCurrent(req);
-    if (parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) {
-      await attempt.succeeded();
-      const started = await parts.sessions.start('admin', null, adminCredentialHash(parts.adminToken));
-      setSessionCookie(req, res, started.id, parts.sessions.ttlMs);
-      return void res.redirect(303, '/dashboard');
-    }
-    try {
-      if (secret === '' || secret.length > MAX_SECRET_LENGTH) throw new InvalidKeyError();
-      const keyHash = hashApiKey(secret);
-      const account = await parts.billing.accountByHash(keyHash, client);
-      await attempt.succeeded();
-      const started = await parts.sessions.start('key', account.id, keyHash);
-      setSessionCookie(req, res, started.id, parts.sessions.ttlMs);
-      res.redirect(303, '/dashboard');
-    } catch (err) {
-      if (err instanceof IpRestrictedError) {
+    if (who.kind === 'refused') {
+      if (who.error instanceof IpRestrictedError) {
         parts.metrics.signInFailed('ip_restricted');
-        refuse(res, 403, err.message);
-      } else if (err instanceof InvalidKeyError) {
-        parts.metrics.signInFailed('invalid');
-        refuse(res, 401, 'That is not a valid API key or admin token.');
-      } else {
-        throw err;
+        return refuse(res, 403, who.error.message);
       }
+      parts.metrics.signInFailed('invalid');
+      return refuse(res, 401, 'That is not a valid API key or admin token.');
     }
+    const started = who.kind === 'admin'
+      ? await parts.sessions.start('admin', null, adminCredentialHash(who.token))
+      : await parts.sessions.start('key', who.keyId, who.keyHash);
+    setSessionCookie(req, res, started.id, parts.sessions.ttlMs);
+    res.redirect(303, '/dashboard');
   });
 
   router.post('/sign-out', form, async (req, res) => {
@@ -77,4 +66,22 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
   });
 
   return router;
+}
+
+type Identity =
+  | { kind: 'admin'; token: string }
+  | { kind: 'key'; keyId: number; keyHash: string }
+  | { kind: 'refused'; error: InvalidKeyError | IpRestrictedError };
+
+/** Whom the secret stands for, from this address; a key restricted to other addresses is refused. */
+async function identify(parts: DashboardParts, secret: string, client: string): Promise<Identity> {
+  if (parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
+  if (secret === '' || secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
+  const keyHash = hashApiKey(secret);
+  try {
+    return { kind: 'key', keyId: (await parts.billing.accountByHash(keyHash, client)).id, keyHash };
+  } catch (err) {
+    if (err instanceof InvalidKeyError || err instanceof IpRestrictedError) return { kind: 'refused', error: err };
+    throw err;
+  }
 }

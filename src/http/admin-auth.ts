@@ -7,7 +7,10 @@ const digest = (text: string) => createHash('sha256').update(text, 'utf8').diges
 
 /** How many wrong secrets a client may try (accounts/sign-in-limit.ts, shared with the dashboard's sign-in). */
 export interface GuessLimit {
-  begin(address: string): Promise<{ allowed: true; succeeded(): Promise<void> } | { allowed: false; retryAfterSeconds: number }>;
+  /** The right token: seconds the client must still wait, or undefined. */
+  blocked(address: string): Promise<number | undefined>;
+  /** A wrong token, counted: seconds the client must now wait, or undefined (a plain 401). */
+  failed(address: string): Promise<number | undefined>;
 }
 
 /**
@@ -16,21 +19,23 @@ export interface GuessLimit {
  * (as digests, so not even the token's length shows); a scraping key is never it. Wrong tokens
  * count as failed sign-ins of their client: past the limit every request from it gets 429, the
  * right token included, so a weak token cannot be guessed here any faster than on the dashboard.
+ * The right token is never counted, however many requests carry it at once.
  */
 export function adminAuth(token: string | undefined, limit: GuessLimit, onFailure: () => void): RequestHandler {
   const expected = token === undefined ? undefined : digest(token);
   return async (req, _res, next) => {
     if (!expected) throw new NotFoundError('Not Found');
-    const attempt = await limit.begin(clientAddressOf(req));
-    if (!attempt.allowed) {
-      throw new TooManyRequestsError(`Too many requests with a wrong admin token from this address. Try again in ${attempt.retryAfterSeconds} seconds.`, attempt.retryAfterSeconds);
-    }
     const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-    if (!match || !timingSafeEqual(digest(match[1]), expected)) {
+    const right = match !== null && timingSafeEqual(digest(match[1]), expected);
+    const address = clientAddressOf(req);
+    const waitSeconds = right ? await limit.blocked(address) : await limit.failed(address);
+    if (waitSeconds !== undefined) {
+      throw new TooManyRequestsError(`Too many requests with a wrong admin token from this address. Try again in ${waitSeconds} seconds.`, waitSeconds);
+    }
+    if (!right) {
       onFailure();
       throw new UnauthorizedError('A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
     }
-    await attempt.succeeded();
     next();
   };
 }

@@ -83,6 +83,17 @@ for (const database of testDatabases()) {
       for (let i = 0; i < 12; i++) expect((await getFrom('127.0.0.7', url, TOKEN)).status, 'right tokens are never counted').to.equal(200);
     });
 
+    it('never counts the right token: twenty at once from an address one failure short of the limit all get 200', async () => {
+      // 127.0.0.8: a client of its own. When every request was written down as a failure until it
+      // succeeded, any two of these twenty in flight together with the nine failures made eleven.
+      const url = `${s.server.base}/admin/v1/plans`;
+      for (let i = 0; i < 9; i++) expect((await getFrom('127.0.0.8', url, `wrong-token-guess-${i}`)).status).to.equal(401);
+      const statuses = await Promise.all(Array.from({ length: 20 }, async () => (await getFrom('127.0.0.8', url, TOKEN)).status));
+      expect(statuses).to.deep.equal(Array(20).fill(200));
+      expect((await getFrom('127.0.0.8', url, 'wrong-token-guess-9')).status, 'the tenth failure is still a 401').to.equal(401);
+      expect((await getFrom('127.0.0.8', url, TOKEN)).status, 'past ten, the right token waits').to.equal(429);
+    });
+
     it('will not start when ADMIN_TOKEN is the secret of a key, and says so without repeating it', async () => {
       const key = await s.store.key();
       const refused = new ServerProcess({ DATABASE_URL: s.databaseUrl, BROWSER_POOL_SIZE: '0', ADMIN_TOKEN: key });
