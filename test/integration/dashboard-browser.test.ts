@@ -53,18 +53,33 @@ describe('the dashboard in Chromium', function () {
     throw new Error(`#${id} is not reachable by Tab`);
   }
 
+  /**
+   * Does what submits a form, then waits until the answer's page has replaced this one. Not
+   * `until.stalenessOf`: while a navigation commits, chromedriver may answer a call on an old
+   * element with an unknown error ("Node with given id does not belong to the document") instead
+   * of a stale-element one, which that condition lets through as a failure.
+   */
+  async function submitted(submit: () => Promise<void>): Promise<void> {
+    await driver.executeScript('window.__leftBehind = true;');
+    await submit();
+    await driver.wait(async () => {
+      try {
+        return await driver.executeScript<boolean>('return window.__leftBehind !== true && document.readyState === "complete";');
+      } catch {
+        return false; // no document to run in yet
+      }
+    }, 10_000, 'the answer\'s page');
+  }
+
   async function signIn(secret: string): Promise<void> {
     await driver.get(`${s.server.base}/dashboard`);
     if ((await driver.findElements(By.id('secret'))).length === 0) await signOut();
-    const heading = await driver.findElement(By.css('h1'));
-    await tabTo('secret', secret, Key.ENTER);
-    await driver.wait(until.stalenessOf(heading), 10_000);
+    await submitted(() => tabTo('secret', secret, Key.ENTER));
   }
 
   async function signOut(): Promise<void> {
-    const button = await driver.findElement(By.xpath('//button[text()="Sign out"]'));
-    await button.click();
-    await driver.wait(until.elementLocated(By.id('secret')), 10_000);
+    await submitted(() => driver.findElement(By.xpath('//button[text()="Sign out"]')).click());
+    await driver.findElement(By.id('secret'));
   }
 
   /** axe-core on the page as it stands: no serious or critical violation. */
@@ -148,7 +163,7 @@ describe('the dashboard in Chromium', function () {
     expect((await scrape(secret)).status).to.equal(200);
 
     await driver.get(`${s.server.base}/dashboard`);
-    await driver.findElement(By.id('q')).sendKeys('made in the browser', Key.ENTER);
+    await submitted(() => driver.findElement(By.id('q')).sendKeys('made in the browser', Key.ENTER));
     await driver.wait(async () => (await driver.findElements(By.css('#keys tbody tr'))).length === 1, 10_000, 'the search finds the one key');
     await expectAccessible('keys');
     await screenshot('admin-keys');
@@ -206,8 +221,9 @@ describe('the dashboard in Chromium', function () {
     await driver.get(`${s.server.base}/dashboard`);
     await signOut();
     for (let i = 0; i <= 10; i++) {
-      await driver.findElement(By.id('secret')).sendKeys(`sg_wrong-${i}`, Key.ENTER);
-      await driver.wait(until.elementLocated(By.css('.notice')), 10_000);
+      // Each answer is a new page: wait for it, or the next keys reach a page being replaced and
+      // the last notice read is the previous answer's.
+      await submitted(() => driver.findElement(By.id('secret')).sendKeys(`sg_wrong-${i}`, Key.ENTER));
     }
     expect(await driver.findElement(By.css('.notice')).getText()).to.match(/^Too many failed sign-ins from your address\. Try again in 1[45] minutes\.$/);
     const statuses: number[] = [];
