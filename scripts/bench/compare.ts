@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { openDatabase } from '../../src/store/database.js';
 import { freePort } from '../../test/helpers/free-port.js';
+import { untilUp } from './until-up.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +27,7 @@ const { values: args } = parseArgs({
   },
 });
 if (args.baseline === undefined) throw new Error('--baseline <dir>: a checkout of the commit to compare with');
+if (!['mysql', 'sqlite', 'both'].includes(args.database ?? '')) throw new Error('--database: mysql, sqlite or both');
 const ROUNDS = Number(args.rounds);
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
@@ -46,18 +48,6 @@ function cpuMs(pid: number | undefined): number {
   } catch {
     return NaN;
   }
-}
-
-async function untilUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 function start(cwd: string, args: string[], env: Record<string, string>, log: string): ChildProcess {

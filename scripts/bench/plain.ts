@@ -6,27 +6,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiKeyStore } from '../../src/store/api-key-store.js';
 import { migrate, openDatabase } from '../../src/store/database.js';
 import { freePort } from '../../test/helpers/free-port.js';
+import { untilUp } from './until-up.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const MYSQL_URL = process.env.BENCH_MYSQL_URL ?? process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const children: ChildProcess[] = [];
 const work = mkdtempSync(join(tmpdir(), 'bench-plain-'));
-
-async function untilUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 function start(args: string[], env: Record<string, string> = {}, log = '/dev/null'): void {
   const out = openSync(log, 'w');
