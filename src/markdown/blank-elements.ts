@@ -5,16 +5,11 @@
 // which only matters between two runs of inline content. The empty ones that write nothing that
 // matters are removed before conversion: the markdown is the same.
 
-import { isElement } from './dom-walk.js';
+import { BLOCKS } from './block-elements.js';
+import { ElementNode, type DomNode } from './dom/nodes.js';
 
-// turndown's own lists (lib/turndown.cjs.js, 7.2): what it treats as blocks, as void, and as
-// meaningful although blank.
-const BLOCKS = new Set([
-  'address', 'article', 'aside', 'audio', 'blockquote', 'body', 'canvas', 'center', 'dd', 'dir', 'div', 'dl',
-  'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'frameset', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'hgroup', 'hr', 'html', 'isindex', 'li', 'main', 'menu', 'nav', 'noframes', 'noscript', 'ol',
-  'output', 'p', 'pre', 'section', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
-]);
+// turndown's own lists (lib/turndown.cjs.js, 7.2): what it treats as void, and as meaningful
+// although blank.
 const KEPT_WHEN_EMPTY = new Set([
   // void
   'area', 'base', 'br', 'col', 'command', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'meta', 'param',
@@ -26,11 +21,11 @@ const KEPT_WHEN_EMPTY = new Set([
 ]);
 
 /**
- * Whether `element` is empty and writes nothing that matters: an inline element with nothing
- * but comments inside, or a block with nothing but comments and white space that does not stand
- * between two runs of inline content.
+ * Whether `element` is empty and writes nothing that matters: an empty inline element, or a
+ * block with nothing but white space inside that does not stand between two runs of inline
+ * content. (The parse keeps no comments.)
  */
-export function isRemovableBlank(element: Element): boolean {
+export function isRemovableBlank(element: ElementNode): boolean {
   const tag = element.localName;
   if (KEPT_WHEN_EMPTY.has(tag)) return false;
   const block = BLOCKS.has(tag);
@@ -38,32 +33,31 @@ export function isRemovableBlank(element: Element): boolean {
   return !block || !isInline(previousContent(element)) || !isInline(nextContent(element));
 }
 
-function isEmpty(element: Element, whiteSpaceAllowed: boolean): boolean {
+function isEmpty(element: ElementNode, whiteSpaceAllowed: boolean): boolean {
   for (let node = element.firstChild; node !== null; node = node.nextSibling) {
-    if (node.nodeType === 8) continue;
-    if (node.nodeType === 3 && whiteSpaceAllowed && /^\s*$/.test(node.nodeValue ?? '')) continue;
+    if (node.nodeType === 3 && whiteSpaceAllowed && /^\s*$/.test(node.textContent)) continue;
     return false;
   }
   return true;
 }
 
-/** The sibling before `node` that is more than white space or a comment, if any. */
-function previousContent(node: Node): Node | null {
+/** The sibling before `node` that is more than white space, if any. */
+function previousContent(node: DomNode): DomNode | null {
   let at = node.previousSibling;
   while (at !== null && isNothing(at)) at = at.previousSibling;
   return at;
 }
 
-function nextContent(node: Node): Node | null {
+function nextContent(node: DomNode): DomNode | null {
   let at = node.nextSibling;
   while (at !== null && isNothing(at)) at = at.nextSibling;
   return at;
 }
 
-function isNothing(node: Node): boolean {
-  return node.nodeType === 8 || (node.nodeType === 3 && /^\s*$/.test(node.nodeValue ?? ''));
+function isNothing(node: DomNode): boolean {
+  return node.nodeType === 3 && /^\s*$/.test(node.textContent);
 }
 
-function isInline(node: Node | null): boolean {
-  return node !== null && (node.nodeType === 3 || (isElement(node) && !BLOCKS.has(node.localName)));
+function isInline(node: DomNode | null): boolean {
+  return node !== null && (node.nodeType === 3 || (node instanceof ElementNode && !BLOCKS.has(node.localName)));
 }

@@ -3,6 +3,8 @@
 // <code class="language-x"> child. turndown then writes the fence (longer than any run of
 // backticks in the code) and its language; nothing here writes markdown.
 
+import { ElementNode, TextNode, nextInside, type DomNode } from './dom/nodes.js';
+
 /** class="language-js" (Prism, highlight.js, the HTML spec's advice) or class="lang-js" (Prettify). */
 const LANGUAGE_CLASS = /(?:^|\s)(?:language|lang)-(\S+)/;
 
@@ -23,9 +25,9 @@ const WRAPPER_LEVELS = 3;
  * named by its language. turndown writes a code block from its text alone, so the highlighting
  * markup (a span per token, even a <pre> nested in the <pre>) would only be walked for nothing.
  */
-export function normalizeCodeBlock(pre: Element): void {
-  const language = codeLanguage(pre, Array.from(pre.children).find((child) => child.localName === 'code') ?? null);
-  const code = pre.ownerDocument.createElement('code');
+export function normalizeCodeBlock(pre: ElementNode): void {
+  const language = codeLanguage(pre, pre.children.find((child) => child.localName === 'code') ?? null);
+  const code = new ElementNode('code');
   if (language !== null) code.setAttribute('class', `language-${language}`);
   code.textContent = blockText(pre);
   pre.textContent = '';
@@ -33,7 +35,7 @@ export function normalizeCodeBlock(pre: Element): void {
 }
 
 /** The language the page names for the block in `pre`, or null. */
-function codeLanguage(pre: Element, code: Element | null): string | null {
+function codeLanguage(pre: ElementNode, code: ElementNode | null): string | null {
   const candidates = [
     LANGUAGE_CLASS.exec(code?.getAttribute('class') ?? '')?.[1],
     LANGUAGE_CLASS.exec(pre.getAttribute('class') ?? '')?.[1],
@@ -50,8 +52,8 @@ function codeLanguage(pre: Element, code: Element | null): string | null {
   return null;
 }
 
-function wrapperLanguage(pre: Element): string | undefined {
-  let at: Element | null = pre;
+function wrapperLanguage(pre: ElementNode): string | undefined {
+  let at: ElementNode | null = pre;
   for (let level = 0; level < WRAPPER_LEVELS && at !== null; level++, at = at.parentElement) {
     const language = HIGHLIGHT_CLASS.exec(at.getAttribute('class') ?? '')?.[1];
     if (language !== undefined) return language;
@@ -60,18 +62,13 @@ function wrapperLanguage(pre: Element): string | undefined {
 }
 
 /** The text of `pre`, with its <br> line breaks (some pages break code lines so) as newlines. */
-function blockText(pre: Element): string {
+function blockText(pre: ElementNode): string {
   const parts: string[] = [];
-  let node: Node | null = pre.firstChild;
+  let node: DomNode | null = pre.firstChild;
   while (node !== null) {
-    if (node.nodeType === 3) parts.push(node.nodeValue ?? '');
+    if (node instanceof TextNode) parts.push(node.data);
     else if (node.nodeName === 'BR') parts.push('\n');
-    else if (node.firstChild !== null) {
-      node = node.firstChild;
-      continue;
-    }
-    while (node !== null && node !== pre && node.nextSibling === null) node = node.parentNode;
-    node = node === null || node === pre ? null : node.nextSibling;
+    node = nextInside(node, pre);
   }
   return parts.join('');
 }

@@ -1,6 +1,8 @@
 // Document-order traversal without recursion: pages reach this folder with up to MAX_DEPTH
 // levels, and a loop costs no stack whatever their shape.
 
+import type { ElementNode } from './dom/nodes.js';
+
 /** What the visitor wants done with the element it was shown. */
 export type Visit = 'descend' | 'skip' | 'remove' | 'stop';
 
@@ -9,7 +11,7 @@ export type Visit = 'descend' | 'skip' | 'remove' | 'stop';
  * below `root` (1 for a child). 'skip' passes over the element's subtree, 'remove' takes the
  * element out of the tree; the walk carries on after either. 'stop' ends the walk.
  */
-export function walkElements(root: Element, visit: (element: Element, depth: number) => Visit): void {
+export function walkElements(root: ElementNode, visit: (element: ElementNode, depth: number) => Visit): void {
   let element = root.firstElementChild;
   let depth = 1;
   while (element !== null) {
@@ -21,8 +23,8 @@ export function walkElements(root: Element, visit: (element: Element, depth: num
       continue;
     }
     // The next element is found before a removal, which would cut the way back up.
-    let next: Element | null = null;
-    for (let at: Element | null = element; at !== null && at !== root; at = at.parentElement, depth--) {
+    let next: ElementNode | null = null;
+    for (let at: ElementNode | null = element; at !== null && at !== root; at = at.parentElement, depth--) {
       if (at.nextElementSibling !== null) {
         next = at.nextElementSibling;
         break;
@@ -34,14 +36,9 @@ export function walkElements(root: Element, visit: (element: Element, depth: num
 }
 
 /** Replaces `element` by its children, keeping their text where the element stood. */
-export function unwrap(element: Element): void {
+export function unwrap(element: ElementNode): void {
   const parent = element.parentNode;
   if (parent === null) return;
   while (element.firstChild !== null) parent.insertBefore(element.firstChild, element);
   element.remove();
-}
-
-/** Whether `node` is an element (domino defines no global Element class to test against). */
-export function isElement(node: Node): node is Element {
-  return node.nodeType === 1;
 }

@@ -3,7 +3,7 @@
 // spaces and copies n³/6 characters (250 levels: 18 s for 350 KB). An item or quote inside
 // MAX_INDENTATION others becomes one paragraph of its text.
 
-import { isElement } from './dom-walk.js';
+import { ElementNode, nextInside, nextOutside, type DomNode } from './dom/nodes.js';
 import { isNeverContent } from './never-content.js';
 
 /** Elements that indent or prefix every line of their content in markdown (a list does not). */
@@ -13,7 +13,7 @@ export const INDENTING: ReadonlySet<string> = new Set(['li', 'blockquote']);
 export const MAX_INDENTATION = 10;
 
 /** How many list items and quotes enclose `element`, up to `root`. */
-export function indentation(element: Element, root: Element): number {
+export function indentation(element: ElementNode, root: ElementNode): number {
   let levels = 0;
   for (let at = element.parentElement; at !== null && at !== root; at = at.parentElement) {
     if (INDENTING.has(at.localName)) levels++;
@@ -23,29 +23,26 @@ export function indentation(element: Element, root: Element): number {
 
 /**
  * Replaces `element` by a <div> holding only its text, elements apart by a space. One pass over
- * the subtree: rebuilding it level by level would cost a walk of the subtree per level, as domino
- * detaches and re-attaches a moved node's whole subtree.
+ * the subtree, rather than rebuilding it level by level: a walk of the subtree per level.
  */
-export function flattenToText(element: Element): void {
-  const block = element.ownerDocument.createElement('div');
+export function flattenToText(element: ElementNode): void {
+  const block = new ElementNode('div');
   block.textContent = textOf(element);
   element.replaceWith(block);
 }
 
-function textOf(element: Element): string {
+function textOf(element: ElementNode): string {
   const parts: string[] = [];
-  let node: Node | null = element.firstChild;
+  let node: DomNode | null = element.firstChild;
   while (node !== null) {
-    if (node.nodeType === 3) parts.push(node.nodeValue ?? '');
-    else if (isElement(node) && !isNeverContent(node)) {
-      parts.push(' ');
-      if (node.firstChild !== null) {
-        node = node.firstChild;
+    if (node instanceof ElementNode) {
+      if (isNeverContent(node)) {
+        node = nextOutside(node, element);
         continue;
       }
-    }
-    while (node !== null && node !== element && node.nextSibling === null) node = node.parentNode;
-    node = node === null || node === element ? null : node.nextSibling;
+      parts.push(' ');
+    } else parts.push(node.textContent);
+    node = nextInside(node, element);
   }
   return parts.join('');
 }

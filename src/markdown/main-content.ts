@@ -26,6 +26,9 @@
 // Not dropped: a class or id "banner": hero and page banners often carry the page's title (the
 // site header, role="banner", is dropped). Inline elements are never dropped for their class.
 
+import { ElementNode, nextInside } from './dom/nodes.js';
+import type { ParsedPage } from './parse-html.js';
+
 /** Tag → the ancestors that make it content after all (none: dropped wherever it is). */
 export const DROPPED_TAGS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['nav', new Set<string>()],
@@ -73,37 +76,45 @@ const ARTICLE = new Set(['article']);
  * The element whose content only_main_content converts: <main>, else role="main", else the one
  * top-level <article>, else <body>.
  */
-export function mainContentRoot(document: Document): HTMLElement {
-  const body = document.body;
+export function mainContentRoot(page: ParsedPage): ElementNode {
   const candidate =
-    visible(document.getElementsByTagName('main')) ??
-    visible(document.querySelectorAll<HTMLElement>('[role="main" i]')) ??
-    singleTopLevelArticle(document);
-  return candidate !== undefined && hasContent(candidate) ? candidate : body;
+    visible(page.root.getElementsByTagName('main')) ??
+    visible(descendants(page.root, isRoleMain)) ??
+    singleTopLevelArticle(page.root);
+  return candidate !== undefined && hasContent(candidate) ? candidate : page.body;
 }
 
-function visible(elements: ArrayLike<HTMLElement>): HTMLElement | undefined {
-  return Array.from(elements).find((element) => !element.hasAttribute('hidden'));
+function visible(elements: ElementNode[]): ElementNode | undefined {
+  return elements.find((element) => !element.hasAttribute('hidden'));
 }
 
-function singleTopLevelArticle(document: Document): HTMLElement | undefined {
-  const articles = Array.from(document.getElementsByTagName('article')).filter(
-    (article) => !inside(article, ARTICLE, document.documentElement),
-  );
+function singleTopLevelArticle(root: ElementNode): ElementNode | undefined {
+  const articles = root.getElementsByTagName('article').filter((article) => !inside(article, ARTICLE, root));
   return articles.length === 1 ? articles[0] : undefined;
 }
 
-function hasContent(element: Element): boolean {
-  return (element.textContent ?? '').trim() !== '' || element.getElementsByTagName('img').length > 0;
+function hasContent(element: ElementNode): boolean {
+  return element.textContent.trim() !== '' || element.getElementsByTagName('img').length > 0;
+}
+
+/** The elements below `root` that `test` accepts, in document order; with `first`, only the first. */
+function descendants(root: ElementNode, test: (element: ElementNode) => boolean, first = false): ElementNode[] {
+  const found: ElementNode[] = [];
+  for (let at = nextInside(root, root); at !== null; at = nextInside(at, root)) {
+    if (!(at instanceof ElementNode) || !test(at)) continue;
+    found.push(at);
+    if (first) break;
+  }
+  return found;
 }
 
 /**
  * Decides, element by element below `root`, whether an element is page chrome to drop. Created
  * once per conversion: it measures the kept text once, when a name first matches.
  */
-export function pageChromeFilter(root: Element): (element: Element) => boolean {
+export function pageChromeFilter(root: ElementNode): (element: ElementNode) => boolean {
   let rootTextLength: number | undefined;
-  const textLength = (element: Element) => (element.textContent ?? '').replace(/\s+/g, '').length;
+  const textLength = (element: ElementNode) => element.textContent.replace(/\s+/g, '').length;
 
   return (element) => {
     const tag = element.localName;
@@ -114,15 +125,14 @@ export function pageChromeFilter(root: Element): (element: Element) => boolean {
     if (keptInsideRole !== undefined && !inside(element, keptInsideRole, root)) return true;
 
     if (!NAME_MATCHED.has(tag) || !namesChrome(element)) return false;
-    // (domino answers undefined, not null, when nothing matches.)
-    if ((element.querySelector('main, article, [role="main" i]') ?? null) !== null) return false;
+    if (descendants(element, isMainOrArticle, true).length > 0) return false;
     rootTextLength ??= textLength(root);
     return textLength(element) <= rootTextLength * MAX_DROPPED_TEXT_SHARE;
   };
 }
 
 /** Whether `element` lies inside one of `tags`, up to and including `root`; role="main" counts as <main>. */
-function inside(element: Element, tags: ReadonlySet<string>, root: Element): boolean {
+function inside(element: ElementNode, tags: ReadonlySet<string>, root: ElementNode): boolean {
   if (tags.size === 0) return false;
   for (let at = element.parentElement; at !== null; at = at.parentElement) {
     if (tags.has(at.localName) || (tags.has('main') && isRoleMain(at))) return true;
@@ -131,11 +141,15 @@ function inside(element: Element, tags: ReadonlySet<string>, root: Element): boo
   return false;
 }
 
-function isRoleMain(element: Element): boolean {
+function isRoleMain(element: ElementNode): boolean {
   return element.getAttribute('role')?.trim().toLowerCase() === 'main';
 }
 
-function namesChrome(element: Element): boolean {
+function isMainOrArticle(element: ElementNode): boolean {
+  return element.localName === 'main' || element.localName === 'article' || isRoleMain(element);
+}
+
+function namesChrome(element: ElementNode): boolean {
   const names = `${element.getAttribute('class') ?? ''} ${element.id} ${element.getAttribute('aria-label') ?? ''}`.toLowerCase();
   return NAME_WORDS.test(names) || AD_WORDS.test(names);
 }

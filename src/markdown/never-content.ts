@@ -1,3 +1,5 @@
+import type { ElementNode } from './dom/nodes.js';
+
 /**
  * Elements removed with their content in every mode: code, styling, embedded documents and
  * drawings, metadata that strays into <body>, and form controls (a form's labels and legends
@@ -9,10 +11,10 @@ export const NEVER_CONTENT: ReadonlySet<string> = new Set([
   'title', 'meta', 'link', 'base',
 ]);
 
-export function isNeverContent(element: Element): boolean {
+export function isNeverContent(element: ElementNode): boolean {
   return NEVER_CONTENT.has(element.localName) && !isCheckbox(element);
 }
 
-function isCheckbox(element: Element): boolean {
+function isCheckbox(element: ElementNode): boolean {
   return element.localName === 'input' && element.getAttribute('type')?.trim().toLowerCase() === 'checkbox';
 }

@@ -5,17 +5,19 @@
 // (A markdown reader sees the parts as one list, loose instead of tight: they are separated by a
 // blank line.)
 
+import { ElementNode } from './dom/nodes.js';
+
 export const ORDERED_LIST_RUN = 500;
 
 /** Splits `list` (an <ol>) into runs of at most ORDERED_LIST_RUN element children. */
-export function splitLongOrderedList(list: Element): void {
-  const items = Array.from(list.children);
+export function splitLongOrderedList(list: ElementNode): void {
+  const items = list.children;
   if (items.length <= ORDERED_LIST_RUN) return;
   const start = Number.parseInt(list.getAttribute('start') ?? '1', 10);
   const first = Number.isNaN(start) ? 1 : start;
-  let after: Element = list;
+  let after: ElementNode = list;
   for (let from = ORDERED_LIST_RUN; from < items.length; from += ORDERED_LIST_RUN) {
-    const run = list.ownerDocument.createElement('ol');
+    const run = new ElementNode('ol');
     run.setAttribute('start', String(first + from));
     after.after(run);
     for (const item of items.slice(from, from + ORDERED_LIST_RUN)) run.appendChild(item);

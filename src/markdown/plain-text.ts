@@ -1,8 +1,8 @@
-import { createDocument } from '@mixmark-io/domino';
+import { decodeHTML } from 'entities';
 
 // The fallback for pages that cannot be converted as a tree (nesting deeper than MAX_DEPTH, or a
 // stack overflow all the same): their text, read in one linear scan of the source so that no
-// shape of input can make it slow, with the entities decoded by parsing the tag-free remainder.
+// shape of input can make it slow, with the character references decoded afterwards.
 
 /** Elements whose whole content is skipped: code, styling, templates, widgets, metadata. */
 const SKIPPED_WITH_CONTENT = new Set([
@@ -38,10 +38,7 @@ export function htmlToPlainText(html: string): string {
     parts.push(html.slice(at, open));
     at = skipMarkup(html, lower, open, parts);
   }
-  const text = parts.join('').replace(/</g, '&lt;');
-  // Only text and character references are left: parsing them builds a single text node.
-  const decoded = createDocument(`<body>${text}`, true).body.textContent ?? '';
-  return tidyLines(decoded);
+  return tidyLines(decodeHTML(parts.join('').replace(/\r\n?/g, '\n')));
 }
 
 /** Consumes the markup starting at `open` (a '<'), returning where the text resumes. */

@@ -5,6 +5,7 @@
 // lists, tables' rows, empty elements) or measured (the work, against MAX_WORK).
 
 import { documentBaseUrl, makeAbsolute } from './absolute-urls.js';
+import type { ElementNode } from './dom/nodes.js';
 import { isRemovableBlank } from './blank-elements.js';
 import { normalizeCodeBlock } from './code-blocks.js';
 import { walkElements } from './dom-walk.js';
@@ -12,6 +13,7 @@ import { mainContentRoot, pageChromeFilter } from './main-content.js';
 import { isNeverContent } from './never-content.js';
 import { splitLongOrderedList } from './ordered-lists.js';
 import { INDENTING, MAX_INDENTATION, flattenToText, indentation } from './indentation.js';
+import type { ParsedPage } from './parse-html.js';
 import { prepareTable } from './tables.js';
 
 /**
@@ -31,15 +33,15 @@ export const ELEMENT_WORK = 50;
 export const MAX_WORK = 25_000_000;
 
 /**
- * Prepares `document` in place and returns the element whose children become the markdown, or
- * null when the page needs more work than MAX_WORK (the walk stops there).
+ * Prepares `page` in place and returns the element whose children become the markdown, or null
+ * when the page needs more work than MAX_WORK (the walk stops there).
  */
-export function prepareDocument(document: Document, pageUrl: URL, onlyMainContent: boolean): HTMLElement | null {
-  const base = documentBaseUrl(document, pageUrl);
-  const root = onlyMainContent ? mainContentRoot(document) : document.body;
+export function prepareDocument(page: ParsedPage, pageUrl: URL, onlyMainContent: boolean): ElementNode | null {
+  const base = documentBaseUrl(page.baseHref, pageUrl);
+  const root = onlyMainContent ? mainContentRoot(page) : page.body;
   const isChrome = onlyMainContent ? pageChromeFilter(root) : () => false;
-  const codeBlocks: Element[] = [];
-  const tooDeepToIndent: Element[] = [];
+  const codeBlocks: ElementNode[] = [];
+  const tooDeepToIndent: ElementNode[] = [];
   let work = 0;
 
   walkElements(root, (element, depth) => {

@@ -4,6 +4,7 @@
 
 import { strikethrough, tables, taskListItems } from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
+import type { ElementNode } from './dom/nodes.js';
 import { unwrap, walkElements } from './dom-walk.js';
 
 /**
@@ -43,6 +44,7 @@ export function createTurndownService(): TurndownService {
   return service;
 }
 
+
 /**
  * Table rules as the plugin writes them, except:
  * - tableCell: the cell's text becomes one line (its line breaks, which the plugin writes as
@@ -71,8 +73,9 @@ function adjustTableRule(key: string, rule: TurndownService.Rule): TurndownServi
     return {
       filter: rule.filter,
       replacement(content, node, options) {
-        const blocks: Element[] = [];
-        walkElements(node, (element) => {
+        const blocks: ElementNode[] = [];
+        // turndown's declarations name the browser's types; the node is one of dom/'s.
+        walkElements(node as unknown as ElementNode, (element) => {
           if (BLOCKS_KEPT_AS_HTML.has(element.localName)) blocks.push(element);
           return 'descend';
         });

@@ -1,4 +1,3 @@
-import { createDocument } from '@mixmark-io/domino';
 import { expect } from 'chai';
 import { Worker } from 'node:worker_threads';
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../../src/markdown/html-to-markdown.js';
@@ -32,7 +31,7 @@ function inWorker(input: HtmlToMarkdownInput, stackSizeMb: number): Promise<stri
 const SECONDS = 1000;
 
 describe('htmlToMarkdown: hostile nesting', () => {
-  it('answers 100,000 nested <div>s with their text, quickly (domino alone: 3.5 minutes)', () => {
+  it('answers 100,000 nested <div>s with their text, quickly (the whole parse: 3 s; domino took 3.5 minutes)', () => {
     const { markdown, ms } = timed(`${'<div>'.repeat(100_000)}deep <b>text</b>${'</div>'.repeat(100_000)}`);
     expect(markdown).to.equal('deep text');
     expect(ms).to.be.below(5 * SECONDS);
@@ -46,7 +45,7 @@ describe('htmlToMarkdown: hostile nesting', () => {
     expect(ms).to.be.below(5 * SECONDS);
   });
 
-  it('bounds the shapes that make domino scan its stack without a <div> chain', () => {
+  it('bounds the shapes that make a parser scan its stack without a <div> chain', () => {
     const shapes = {
       'nesting inside <template>': `<template>${'<div>'.repeat(50_000)}</template><p>after</p>`,
       'nesting fostered out of a <table>': `<table>${'<div>'.repeat(50_000)}`,
@@ -77,16 +76,10 @@ describe('htmlToMarkdown: hostile nesting', () => {
     expect(timed(`${'<div>'.repeat(levels)}deep <b>text</b>${'</div>'.repeat(levels)}`).markdown).to.equal('deep **text**');
   });
 
-  it('leaves domino as it was: the depth guard lives only as long as one parse', () => {
-    timed('<div>'.repeat(MAX_DEPTH * 2));
-    const document = createDocument(`${'<div>'.repeat(MAX_DEPTH * 2)}still parsed`);
-    expect(document.body.textContent).to.equal('still parsed');
-  });
-
   it('answers with the text when turndown runs out of stack in a thread with a small one', async () => {
     const input = { html: `${'<div>'.repeat(480)}deep <b>text</b>${'</div>'.repeat(480)}`, baseUrl: 'https://example.com/', onlyMainContent: false };
     expect(await inWorker(input, 4)).to.equal('deep **text**');
-    expect(await inWorker(input, 0.5)).to.equal('deep text');
+    expect(await inWorker(input, 0.375)).to.equal('deep text');
   });
 
   it('answers with the text when elements are so many that turndown would take long', () => {

@@ -1,0 +1,254 @@
+// The tree turndown converts: the parsed page as plain objects with the members of the DOM that
+// turndown, its GFM plugin and this folder read, and nothing else. A browser DOM implementation
+// (domino, which turndown bundles for strings) spends most of a conversion in its own accessors
+// and live lists; these are fields and cached arrays. (No outerHTML: the only rule that writes it,
+// the GFM plugin's table kept as HTML, is never reached: see adjustTableRule in turndown-service.ts.)
+
+export abstract class DomNode {
+  abstract readonly nodeType: 1 | 3;
+  abstract readonly nodeName: string;
+  parentNode: ElementNode | null = null;
+  previousSibling: DomNode | null = null;
+  nextSibling: DomNode | null = null;
+  // turndown writes these on every node it converts. Declared here, so that writing them does not
+  // change each node's shape (that cost a tenth of a conversion).
+  isBlock = false;
+  isCode = false;
+  isBlank = false;
+  flankingWhitespace: unknown = null;
+
+  abstract get textContent(): string;
+
+  /** Every parent is an element: the page's root is one too (see ElementNode.isRoot). */
+  get parentElement(): ElementNode | null {
+    return this.parentNode;
+  }
+
+  get nextElementSibling(): ElementNode | null {
+    let at = this.nextSibling;
+    while (at !== null && !(at instanceof ElementNode)) at = at.nextSibling;
+    return at;
+  }
+
+  /** Whether the node still hangs from the page's root, rather than from a removed subtree. */
+  get isConnected(): boolean {
+    let at: DomNode = this;
+    while (at.parentNode !== null) at = at.parentNode;
+    return at.nodeName === ROOT_NAME;
+  }
+
+  remove(): void {
+    this.parentNode?.removeChild(this);
+  }
+
+  /** Puts `node` right after this one. */
+  after(node: DomNode): void {
+    this.parentNode?.insertBefore(node, this.nextSibling);
+  }
+
+  replaceWith(node: DomNode): void {
+    const parent = this.parentNode;
+    if (parent === null) return;
+    parent.insertBefore(node, this);
+    parent.removeChild(this);
+  }
+}
+
+/** The node name of the element every parsed page hangs from (a document, in a browser's DOM). */
+export const ROOT_NAME = '#document';
+
+export class TextNode extends DomNode {
+  readonly nodeType = 3;
+  readonly nodeName = '#text';
+
+  /** turndown rewrites it while it collapses white space. */
+  constructor(public data: string) {
+    super();
+  }
+
+  get nodeValue(): string {
+    return this.data;
+  }
+
+  get textContent(): string {
+    return this.data;
+  }
+}
+
+/**
+ * An element. Children are a linked list (removing thousands of empty elements from one parent
+ * stays linear); the arrays turndown and its plugin index into are built on first read and kept
+ * until the children change, as a browser's live lists are.
+ */
+export class ElementNode extends DomNode {
+  readonly nodeType = 1;
+  readonly nodeName: string;
+  firstChild: DomNode | null = null;
+  lastChild: DomNode | null = null;
+  /** As the parser gives them: an own property per attribute. */
+  private readonly attributes: Record<string, string>;
+  private childArray: DomNode[] | null = null;
+  private elementArray: ElementNode[] | null = null;
+
+  /** `localName` lower-case, as the parser gives it; ROOT_NAME for the page's root. */
+  constructor(
+    readonly localName: string,
+    attributes: Record<string, string> = {},
+  ) {
+    super();
+    this.nodeName = localName === ROOT_NAME ? ROOT_NAME : localName.toUpperCase();
+    this.attributes = attributes;
+  }
+
+  get isRoot(): boolean {
+    return this.localName === ROOT_NAME;
+  }
+
+  get tagName(): string {
+    return this.nodeName;
+  }
+
+  getAttribute(name: string): string | null {
+    return Object.hasOwn(this.attributes, name) ? this.attributes[name] : null;
+  }
+
+  setAttribute(name: string, value: string): void {
+    this.attributes[name] = value;
+  }
+
+  removeAttribute(name: string): void {
+    Reflect.deleteProperty(this.attributes, name);
+  }
+
+  hasAttribute(name: string): boolean {
+    return Object.hasOwn(this.attributes, name);
+  }
+
+  attributeEntries(): [string, string][] {
+    return Object.entries(this.attributes);
+  }
+
+  get id(): string {
+    return this.getAttribute('id') ?? '';
+  }
+
+  get className(): string {
+    return this.getAttribute('class') ?? '';
+  }
+
+  get classList(): { contains(token: string): boolean } {
+    const tokens = this.className.split(/[ \t\n\f\r]+/);
+    return { contains: (token) => tokens.includes(token) };
+  }
+
+  /** An <input>'s type as the DOM reflects it: the GFM plugin's task-list rule reads it. */
+  get type(): string {
+    return (this.getAttribute('type') ?? '').trim().toLowerCase();
+  }
+
+  get checked(): boolean {
+    return this.hasAttribute('checked');
+  }
+
+  /** The one declaration the GFM plugin reads from `style`: a cell's alignment. */
+  get style(): { textAlign: string } {
+    const align = /(?:^|;)\s*text-align\s*:\s*([a-z]+)/i.exec(this.getAttribute('style') ?? '');
+    return { textAlign: align?.[1] ?? '' };
+  }
+
+  get childNodes(): readonly DomNode[] {
+    if (this.childArray === null) {
+      this.childArray = [];
+      for (let at = this.firstChild; at !== null; at = at.nextSibling) this.childArray.push(at);
+    }
+    return this.childArray;
+  }
+
+  get children(): readonly ElementNode[] {
+    this.elementArray ??= this.childNodes.filter((node): node is ElementNode => node instanceof ElementNode);
+    return this.elementArray;
+  }
+
+  get firstElementChild(): ElementNode | null {
+    const first = this.firstChild;
+    return first === null || first instanceof ElementNode ? first : first.nextElementSibling;
+  }
+
+  get lastElementChild(): ElementNode | null {
+    let at = this.lastChild;
+    while (at !== null && !(at instanceof ElementNode)) at = at.previousSibling;
+    return at;
+  }
+
+  /** The text of every descendant text node, in document order, in one walk without recursion. */
+  get textContent(): string {
+    let text = '';
+    for (let at = this.firstChild; at !== null; at = nextInside(at, this)) {
+      if (at instanceof TextNode) text += at.data;
+    }
+    return text;
+  }
+
+  set textContent(text: string) {
+    while (this.firstChild !== null) this.removeChild(this.firstChild);
+    if (text !== '') this.appendChild(new TextNode(text));
+  }
+
+  /** The descendants named `name`, in document order. */
+  getElementsByTagName(name: string): ElementNode[] {
+    const found: ElementNode[] = [];
+    for (let at = this.firstChild; at !== null; at = nextInside(at, this)) {
+      if (at instanceof ElementNode && at.localName === name) found.push(at);
+    }
+    return found;
+  }
+
+  appendChild<T extends DomNode>(node: T): T {
+    return this.insertBefore(node, null);
+  }
+
+  /** Inserts `node` (taken from where it was) before `reference`, or last when it is null. */
+  insertBefore<T extends DomNode>(node: T, reference: DomNode | null): T {
+    node.parentNode?.removeChild(node);
+    const previous = reference === null ? this.lastChild : reference.previousSibling;
+    node.parentNode = this;
+    node.previousSibling = previous;
+    node.nextSibling = reference;
+    if (previous === null) this.firstChild = node;
+    else previous.nextSibling = node;
+    if (reference === null) this.lastChild = node;
+    else reference.previousSibling = node;
+    this.childrenChanged();
+    return node;
+  }
+
+  removeChild<T extends DomNode>(node: T): T {
+    if (node.parentNode !== this) return node;
+    if (node.previousSibling === null) this.firstChild = node.nextSibling;
+    else node.previousSibling.nextSibling = node.nextSibling;
+    if (node.nextSibling === null) this.lastChild = node.previousSibling;
+    else node.nextSibling.previousSibling = node.previousSibling;
+    node.parentNode = node.previousSibling = node.nextSibling = null;
+    this.childrenChanged();
+    return node;
+  }
+
+  private childrenChanged(): void {
+    this.childArray = null;
+    this.elementArray = null;
+  }
+}
+
+/** The node after `node` in document order, not leaving `root`'s subtree; null at its end. */
+export function nextInside(node: DomNode, root: DomNode): DomNode | null {
+  if (node instanceof ElementNode && node.firstChild !== null) return node.firstChild;
+  return nextOutside(node, root);
+}
+
+/** The node after `node`'s subtree in document order, within `root`'s; null at its end. */
+export function nextOutside(node: DomNode, root: DomNode): DomNode | null {
+  for (let at: DomNode | null = node; at !== null && at !== root; at = at.parentNode) {
+    if (at.nextSibling !== null) return at.nextSibling;
+  }
+  return null;
+}
