@@ -6,6 +6,13 @@ import { HTML_TASKS, type HtmlTaskMessage, type HtmlTaskName, type HtmlTaskInput
 const INLINE_CHARS = 64 * 1024;
 /** A task that takes longer is a hostile input: its thread is ended and a fresh one started. */
 const TASK_TIMEOUT_MS = 15_000;
+/**
+ * A thread's young generation, three times V8's default. A 1 MB page's conversion leaves about
+ * 100 MB of garbage while its tree stays alive, and each of the default's frequent scavenges
+ * copies that tree again: a fifth of the conversion. Measured against the default in one process,
+ * two threads converting the same page alternately: 0.78 and 0.93 of its time.
+ */
+const YOUNG_GENERATION_MB = 192;
 
 interface Job {
   message: HtmlTaskMessage;
@@ -61,7 +68,10 @@ export class HtmlWorkers {
   private spawn(): Slot {
     // The service runs its TypeScript through tsx, whose loader a worker thread does not inherit.
     const entry = JSON.stringify(new URL('./html-worker.ts', import.meta.url).href);
-    const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`, { eval: true });
+    const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${entry}); });`, {
+      eval: true,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
     worker.unref();
     const slot: Slot = { worker, job: undefined, timer: undefined };
     worker.on('message', (reply: HtmlTaskReply) => {
