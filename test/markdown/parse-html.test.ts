@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { ElementNode } from '../../src/markdown/dom/nodes.js';
 import { MAX_DEPTH, parseHtml } from '../../src/markdown/parse-html.js';
 
 function parsed(html: string) {
@@ -47,25 +46,5 @@ describe('parseHtml: the tree turndown converts', () => {
   it(`gives up past MAX_DEPTH (${MAX_DEPTH}) nested elements`, () => {
     expect(parseHtml('<div>'.repeat(MAX_DEPTH))).to.be.instanceOf(Object);
     expect(parseHtml('<div>'.repeat(MAX_DEPTH + 1))).to.equal(null);
-  });
-
-  it('moves, removes and replaces nodes with their links and lists kept right', () => {
-    const list = new ElementNode('ul');
-    const items = ['a', 'b', 'c'].map((text) => {
-      const item = list.appendChild(new ElementNode('li'));
-      item.textContent = text;
-      return item;
-    });
-    expect(list.children).to.have.length(3);
-    items[1].remove();
-    expect(list.children.map((item) => item.textContent)).to.deep.equal(['a', 'c']);
-    list.insertBefore(items[2], items[0]);
-    expect(list.textContent).to.equal('ca');
-    expect(list.firstChild).to.equal(items[2]);
-    expect(list.lastChild).to.equal(items[0]);
-    expect(items[0].previousSibling).to.equal(items[2]);
-    items[0].replaceWith(items[1]);
-    expect(list.textContent).to.equal('cb');
-    expect(items[0].parentNode).to.equal(null);
   });
 });
