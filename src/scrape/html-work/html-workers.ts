@@ -8,7 +8,7 @@ const INLINE_CHARS = 64 * 1024;
 const TASK_TIMEOUT_MS = 15_000;
 /**
  * A thread's young generation, three times V8's default. A 1 MB page's conversion leaves about
- * 100 MB of garbage while its tree stays alive, and each of the default's frequent scavenges
+ * 75 MB of garbage while its tree stays alive, and each of the default's frequent scavenges
  * copies that tree again: a fifth of the conversion. Measured against the default in one process,
  * two threads converting the same page alternately: 0.78 and 0.93 of its time.
  */
