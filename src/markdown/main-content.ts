@@ -150,6 +150,6 @@ function isMainOrArticle(element: ElementNode): boolean {
 }
 
 function namesChrome(element: ElementNode): boolean {
-  const names = `${element.getAttribute('class') ?? ''} ${element.id} ${element.getAttribute('aria-label') ?? ''}`.toLowerCase();
+  const names = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''} ${element.getAttribute('aria-label') ?? ''}`.toLowerCase();
   return NAME_WORDS.test(names) || AD_WORDS.test(names);
 }

@@ -1,8 +1,8 @@
 // The page's HTML → the tree turndown converts, with htmlparser2, the parser extraction uses too.
 
 import { Parser } from 'htmlparser2';
-import { BLOCKS } from './block-elements.js';
 import { ElementNode, ROOT_NAME, TextNode } from './dom/nodes.js';
+import { tableParent } from './table-parts.js';
 
 /**
  * How deep elements may nest for a page to be converted as a tree; Chromium's parser stops
@@ -27,11 +27,8 @@ class TooDeep extends Error {}
 /** A newline right after these start tags is not content (the HTML parsing algorithm drops it). */
 const LEADING_NEWLINE_DROPPED = new Set(['pre', 'listing', 'textarea']);
 
-/**
- * Elements whose children are blocks (or, in a table, are laid out as cells): white space
- * between those children never shows.
- */
-const BETWEEN_BLOCKS_ONLY = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr', 'ul', 'ol', 'dl']);
+/** Table structure, in which white space never shows (a browser keeps it; it writes nothing). */
+const TABLE_STRUCTURE = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
 
 /** White space as turndown collapses it (not \f, nor a no-break space: those it keeps). */
 const COLLAPSIBLE = /^[ \t\n\r]*$/;
@@ -41,24 +38,30 @@ const COLLAPSIBLE = /^[ \t\n\r]*$/;
  * there, so hostile nesting costs no more than a page of that depth). Comments, doctypes and
  * processing instructions are left out: they write nothing.
  *
- * Two steps of the HTML parsing algorithm that htmlparser2 leaves out are taken here, as they
- * change the text: line breaks are normalized to "\n", and what comes after </body> goes into
- * the body, as in a browser (pages end with stray text after it). htmlparser2 closes elements
- * the way the HTML algorithm implies them (a <p> by the next block, an <li> by the next item) but
- * adds no <tbody> and moves nothing out of a <table>; turndown's table rules read both shapes.
+ * htmlparser2 closes some of the elements the HTML parsing algorithm closes implicitly (a <p> by
+ * a block, an <li> by the next item, a cell by the next row) and adds no element a page leaves
+ * out. Some steps of the algorithm that change the text or the tables are taken here:
+ * - line breaks are normalized to "\n", and the newline right after <pre> is dropped;
+ * - what comes after </body> goes into the body (pages end with stray text after it);
+ * - table sections, rows and cells go into the table, section or row that is open, whatever
+ *   cell was left unclosed, and outside any table they are no elements at all (table-parts.ts).
  * Formatting misnested across blocks (`<b><p>x</b> y</p>`) stays closed where it was closed,
  * where a browser would reopen the <b> inside the <p>. A rendered page (the browser engine's) is
  * well nested already.
  */
 export function parseHtml(html: string): ParsedPage | null {
   const root = new ElementNode(ROOT_NAME);
+  // Where the content of each open start tag goes: its element, or the element it stood in for a
+  // start tag that makes none (`made` tells which). One entry per entry of htmlparser2's stack.
   const open: ElementNode[] = [root];
+  const made: boolean[] = [true];
   let body: ElementNode | null = null;
   let bodyClosed = false;
   let baseHref: string | null = null;
   let openPres = 0;
+  let justOpened: ElementNode | null = null;
 
-  const parent = (): ElementNode => {
+  const current = (): ElementNode => {
     const top = open[open.length - 1];
     return body !== null && bodyClosed && (top === root || top === body.parentNode) ? body : top;
   };
@@ -67,34 +70,39 @@ export function parseHtml(html: string): ParsedPage | null {
     {
       onopentag(name, attributes) {
         if (open.length > MAX_DEPTH) throw new TooDeep();
-        const element = new ElementNode(name, attributes);
-        const into = parent();
-        // White space right before a block writes nothing (turndown empties it when it reaches
-        // the block), outside a <pre>. Not keeping it, nor the white space between blocks
-        // only, spares turndown a third of the text nodes of a typical page.
-        if (openPres === 0 && BLOCKS.has(name) && into.lastChild instanceof TextNode && COLLAPSIBLE.test(into.lastChild.data)) {
-          into.lastChild.remove();
+        const into = tableParent(name, open) ?? current();
+        if (into === 'ignored') {
+          open.push(current());
+          made.push(false);
+          justOpened = null;
+          return;
         }
-        into.appendChild(element);
+        const element = into.appendChild(new ElementNode(name, attributes));
         open.push(element);
+        made.push(true);
+        justOpened = element;
         if (name === 'pre') openPres++;
         if (name === 'body' && body === null) body = element;
         else if (name === 'base' && baseHref === null && Object.hasOwn(attributes, 'href')) baseHref = attributes.href;
       },
       onclosetag() {
         const element = open.pop();
+        justOpened = null;
+        if (made.pop() !== true) return;
         if (element?.localName === 'pre') openPres--;
         if (element !== undefined && element === body) bodyClosed = true;
       },
       ontext(data) {
-        const into = parent();
+        const into = current();
+        let text = data;
+        if (justOpened === into && LEADING_NEWLINE_DROPPED.has(into.localName) && text.startsWith('\n')) text = text.slice(1);
+        justOpened = null;
         const last = into.lastChild;
         if (last instanceof TextNode) {
-          last.data += data;
+          last.data += text;
           return;
         }
-        if (BETWEEN_BLOCKS_ONLY.has(into.localName) && COLLAPSIBLE.test(data)) return;
-        const text = last === null && LEADING_NEWLINE_DROPPED.has(into.localName) && data.startsWith('\n') ? data.slice(1) : data;
+        if (openPres === 0 && TABLE_STRUCTURE.has(into.localName) && COLLAPSIBLE.test(text)) return;
         if (text !== '') into.appendChild(new TextNode(text));
       },
     },

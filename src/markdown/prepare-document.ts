@@ -2,9 +2,11 @@
 // what is never content goes, chrome goes when only the main content is asked for, links and
 // images become absolute, code blocks take the shape turndown's fenced rule reads, and what
 // turndown would handle in more than linear time is reshaped (deep indentation, long ordered
-// lists, tables' rows, empty elements) or measured (the work, against MAX_WORK).
+// lists, tables' rows, empty elements) or measured (the work, against MAX_WORK), and white space
+// that writes nothing goes.
 
 import { documentBaseUrl, makeAbsolute } from './absolute-urls.js';
+import { BLOCKS, dropSpaceBefore } from './block-elements.js';
 import type { ElementNode } from './dom/nodes.js';
 import { isRemovableBlank } from './blank-elements.js';
 import { normalizeCodeBlock } from './code-blocks.js';
@@ -43,20 +45,28 @@ export function prepareDocument(page: ParsedPage, pageUrl: URL, onlyMainContent:
   const codeBlocks: ElementNode[] = [];
   const tooDeepToIndent: ElementNode[] = [];
   let work = 0;
+  // The depth of the <pre> the walk is inside, 0 outside any: white space in a code block is code.
+  let preDepth = 0;
 
   walkElements(root, (element, depth) => {
     // Counted first: deciding on an element climbs its ancestors too.
     work += ELEMENT_WORK + depth;
     if (work > MAX_WORK) return 'stop';
+    if (depth <= preDepth) preDepth = 0;
     const tag = element.localName;
     if (isNeverContent(element) || isChrome(element) || isRemovableBlank(element)) return 'remove';
+    // A block that stays (one too deep to indent stays a block of its text).
+    if (preDepth === 0 && BLOCKS.has(tag)) dropSpaceBefore(element);
     if (INDENTING.has(tag) && indentation(element, root) >= MAX_INDENTATION) {
       tooDeepToIndent.push(element);
       return 'skip';
     }
     if (tag === 'a') makeAbsolute(element, 'href', base);
     else if (tag === 'img') makeAbsolute(element, 'src', base);
-    else if (tag === 'pre') codeBlocks.push(element);
+    else if (tag === 'pre') {
+      codeBlocks.push(element);
+      if (preDepth === 0) preDepth = depth;
+    }
     else if (tag === 'table') prepareTable(element);
     else if (tag === 'ol') splitLongOrderedList(element);
     return 'descend';

@@ -218,3 +218,34 @@ describe('htmlToMarkdown: what is never content', () => {
     expect(md('<html><head><title>t</title></head><body> </body></html>')).to.equal('');
   });
 });
+
+describe('htmlToMarkdown: pages a browser repairs', () => {
+  it('keeps an image or a link that is a block\'s whole content', () => {
+    expect(md('<p><img src="a.png" alt="A"></p>')).to.equal('![A](https://example.com/dir/a.png)');
+    expect(md('<div><a href="/"><img src="logo.png" alt=""></a></div>')).to.equal('[![](https://example.com/dir/logo.png)](https://example.com/)');
+    expect(md('<table><tr><td></td><td><img src="i.png" alt="i"></td></tr><tr><td>3</td><td>4</td></tr></table>')).to.equal(
+      '|     |     |\n| --- | --- |\n|     | ![i](https://example.com/dir/i.png) |\n| 3   | 4   |',
+    );
+  });
+
+  it('writes the text of cells and rows outside any table, and moves text out of a table\'s rows', () => {
+    expect(md('<body><td>x</td> <th>y</th><tr>z</body>')).to.equal('x yz');
+    expect(md('<table><tr><td>1</td>&nbsp;<td>2</td></tr><tr><td>3</td>stray<td>4</td></tr></table>')).to.equal(
+      'stray\n\n|     |     |\n| --- | --- |\n| 1   | 2   |\n| 3   | 4   |',
+    );
+  });
+
+  it('reads a table whose cells and rows are left unclosed, as HTML allows', () => {
+    expect(md('<table><thead><tr><th>A<th>B<tbody><tr><td>1<td>2</table>')).to.equal('| A   | B   |\n| --- | --- |\n| 1   | 2   |');
+  });
+
+  it('keeps the space between inline content around a block that is dropped, and inside code blocks', () => {
+    expect(md('<p><b>a</b> <noscript>x</noscript><b>b</b></p>')).to.equal('**a** **b**');
+    expect(md('<ul><a href="/1">One</a> <a href="/2">Two</a></ul>')).to.equal('[One](https://example.com/1) [Two](https://example.com/2)');
+    expect(md('<pre><ol><li>a</li>\n<li>b</li></ol></pre>')).to.equal('```\na\nb\n```');
+  });
+
+  it('takes only an <input> for a task list\'s checkbox', () => {
+    expect(md('<ul><li><span type="checkbox">text</span></li></ul>')).to.equal('-   text');
+  });
+});

@@ -36,6 +36,10 @@ describe('only_main_content: which element is kept', () => {
     expect(main('<main><div id="app"></div></main><p>server-rendered text</p>')).to.equal('server-rendered text');
   });
 
+  it('keeps the space between the text on either side of a dropped container', () => {
+    expect(main('<main><p><span><b>$5</b> <div class="promo">ad</div>today</span></p></main>')).to.equal('**$5** today');
+  });
+
   it('changes nothing when only_main_content is false', () => {
     expect(all(`<nav>Menu</nav><main><p>Story</p></main><footer>Copyright</footer>`)).to.equal('Menu\n\nStory\n\nCopyright');
   });

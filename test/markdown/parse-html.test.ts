@@ -25,13 +25,31 @@ describe('parseHtml: the tree turndown converts', () => {
     expect(page.root.textContent).to.equal('a\nb\ncfirst\nsecond');
   });
 
-  it('keeps no comments, and no white space before a block or between rows and items, except in <pre>', () => {
-    const page = parsed('<div>a <!-- c --> b\n  <p>p</p>\n</div><ul>\n<li>i</li>\n</ul><pre>\n\n<div>x</div></pre>');
-    expect(page.root.getElementsByTagName('div')[0].childNodes.map((node) => node.nodeName)).to.deep.equal(['#text', 'P', '#text']);
-    // The comment goes; the text on both sides of it is one node, which is more than white space.
-    expect(page.root.getElementsByTagName('div')[0].firstChild?.textContent).to.equal('a  b\n  ');
-    expect(page.root.getElementsByTagName('ul')[0].childNodes.map((node) => node.nodeName)).to.deep.equal(['LI']);
-    expect(page.root.getElementsByTagName('pre')[0].childNodes.map((node) => node.nodeName)).to.deep.equal(['#text', 'DIV']);
+  it('keeps no comments, and no white space between the rows and cells of a table, except in <pre>', () => {
+    const page = parsed('<div>a <!-- c --> b</div><table>\n<tr>\n <td> x </td>\n</tr>\n</table><pre><table>\n<tr><td>y</td></tr></table></pre>');
+    // The comment goes; the text on both sides of it is one node.
+    expect(page.root.getElementsByTagName('div')[0].childNodes.map((node) => node.textContent)).to.deep.equal(['a  b']);
+    const [table, inCode] = page.root.getElementsByTagName('table');
+    expect(table.childNodes.map((node) => node.nodeName)).to.deep.equal(['TR']);
+    expect(table.getElementsByTagName('tr')[0].childNodes.map((node) => node.nodeName)).to.deep.equal(['TD']);
+    expect(table.getElementsByTagName('td')[0].textContent).to.equal(' x ');
+    expect(inCode.childNodes.map((node) => node.nodeName)).to.deep.equal(['#text', 'TR']);
+  });
+
+  it('drops the newline right after <pre> once, however the text comes', () => {
+    expect(parsed('<pre>\n&#10;x</pre>').root.textContent).to.equal('\nx');
+    expect(parsed('<pre>&#10;&#10;x</pre>').root.textContent).to.equal('\nx');
+    expect(parsed('<pre><b>\nx</b></pre>').root.textContent).to.equal('\nx');
+  });
+
+  it('puts table sections, rows and cells where a browser does, and makes no element of them outside a table', () => {
+    const page = parsed('<table><thead><tr><th>A<th>B<tbody><tr><td>1<td>2</table><td>stray</td> <tr>row');
+    const table = page.root.getElementsByTagName('table')[0];
+    expect(table.children.map((child) => child.localName)).to.deep.equal(['thead', 'tbody']);
+    expect(table.getElementsByTagName('th').map((cell) => cell.textContent)).to.deep.equal(['A', 'B']);
+    expect(page.root.getElementsByTagName('td').map((cell) => cell.textContent)).to.deep.equal(['1', '2']);
+    expect(page.root.childNodes.map((node) => node.nodeName)).to.deep.equal(['TABLE', '#text']);
+    expect(page.root.lastChild?.textContent).to.equal('stray row');
   });
 
   it("records the first <base> that has an href, and the attributes as written, entities decoded", () => {

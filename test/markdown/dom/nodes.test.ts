@@ -20,6 +20,13 @@ describe('markdown DOM nodes', () => {
     items[0].replaceWith(items[1]);
     expect(list.textContent).to.equal('cb');
     expect(items[0].parentNode).to.equal(null);
+    // Before itself, or replaced by itself, a node stays where it is.
+    list.insertBefore(items[1], items[1]);
+    items[2].replaceWith(items[2]);
+    expect(list.childNodes).to.deep.equal([items[2], items[1]]);
+    expect(items[1].nextSibling).to.equal(null);
+    // Names in any case, as turndown asks for them.
+    expect(list.getElementsByTagName('LI')).to.have.length(2);
   });
 
   it("knows each element's text after one read, and forgets it when the subtree changes", () => {
