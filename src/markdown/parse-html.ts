@@ -55,6 +55,9 @@ export function parseHtml(html: string): ParsedPage | null {
   // start tag that makes none (`made` tells which). One entry per entry of htmlparser2's stack.
   const open: ElementNode[] = [root];
   const made: boolean[] = [true];
+  // The open tables, sections and rows, innermost last: where table parts are placed, found
+  // without scanning every open element for each cell.
+  const openTableParts: ElementNode[] = [];
   let body: ElementNode | null = null;
   let bodyClosed = false;
   let baseHref: string | null = null;
@@ -70,7 +73,7 @@ export function parseHtml(html: string): ParsedPage | null {
     {
       onopentag(name, attributes) {
         if (open.length > MAX_DEPTH) throw new TooDeep();
-        const into = tableParent(name, open) ?? current();
+        const into = tableParent(name, openTableParts) ?? current();
         if (into === 'ignored') {
           open.push(current());
           made.push(false);
@@ -80,6 +83,7 @@ export function parseHtml(html: string): ParsedPage | null {
         const element = into.appendChild(new ElementNode(name, attributes));
         open.push(element);
         made.push(true);
+        if (TABLE_STRUCTURE.has(name)) openTableParts.push(element);
         justOpened = element;
         if (name === 'pre') openPres++;
         if (name === 'body' && body === null) body = element;
@@ -89,6 +93,7 @@ export function parseHtml(html: string): ParsedPage | null {
         const element = open.pop();
         justOpened = null;
         if (made.pop() !== true) return;
+        if (element !== undefined && element === openTableParts[openTableParts.length - 1]) openTableParts.pop();
         if (element?.localName === 'pre') openPres--;
         if (element !== undefined && element === body) bodyClosed = true;
       },

@@ -2,8 +2,8 @@
 // what is never content goes, chrome goes when only the main content is asked for, links and
 // images become absolute, code blocks take the shape turndown's fenced rule reads, and what
 // turndown would handle in more than linear time is reshaped (deep indentation, long ordered
-// lists, tables' rows, empty elements) or measured (the work, against MAX_WORK), and white space
-// that writes nothing goes.
+// lists, tables' rows and width, empty elements) or measured (the work, against MAX_WORK), and
+// white space that writes nothing goes.
 
 import { documentBaseUrl, makeAbsolute } from './absolute-urls.js';
 import { BLOCKS, dropSpaceBefore } from './block-elements.js';
@@ -43,7 +43,8 @@ export function prepareDocument(page: ParsedPage, pageUrl: URL, onlyMainContent:
   const root = onlyMainContent ? mainContentRoot(page) : page.body;
   const isChrome = onlyMainContent ? pageChromeFilter(root) : () => false;
   const codeBlocks: ElementNode[] = [];
-  const tooDeepToIndent: ElementNode[] = [];
+  // Written as a block of their text: items and quotes too deep to indent, tables too wide.
+  const asText: ElementNode[] = [];
   let work = 0;
   // The depth of the <pre> the walk is inside, 0 outside any: white space in a code block is code.
   let preDepth = 0;
@@ -55,26 +56,26 @@ export function prepareDocument(page: ParsedPage, pageUrl: URL, onlyMainContent:
     if (depth <= preDepth) preDepth = 0;
     const tag = element.localName;
     if (isNeverContent(element) || isChrome(element) || isRemovableBlank(element)) return 'remove';
-    // A block that stays (one too deep to indent stays a block of its text).
+    // A block that stays (one written as its text stays a block of its text).
     if (preDepth === 0 && BLOCKS.has(tag)) dropSpaceBefore(element);
-    if (INDENTING.has(tag) && indentation(element, root) >= MAX_INDENTATION) {
-      tooDeepToIndent.push(element);
+    const tooDeep = INDENTING.has(tag) && indentation(element, root) >= MAX_INDENTATION;
+    if (tooDeep || (tag === 'table' && !prepareTable(element))) {
+      asText.push(element);
       return 'skip';
     }
     if (tag === 'a') makeAbsolute(element, 'href', base);
     else if (tag === 'img') makeAbsolute(element, 'src', base);
+    else if (tag === 'ol') splitLongOrderedList(element);
     else if (tag === 'pre') {
       codeBlocks.push(element);
       if (preDepth === 0) preDepth = depth;
     }
-    else if (tag === 'table') prepareTable(element);
-    else if (tag === 'ol') splitLongOrderedList(element);
     return 'descend';
   });
   if (work > MAX_WORK) return null;
   // After the walk, so that what it removed from inside a block (a "Copy" button) is gone. A
   // block inside a block went with the outer one's markup.
   for (const pre of codeBlocks) if (pre.isConnected) normalizeCodeBlock(pre);
-  for (const element of tooDeepToIndent) flattenToText(element);
+  for (const element of asText) flattenToText(element);
   return root;
 }

@@ -14,11 +14,11 @@ interface OpenElement {
 }
 
 /**
- * For a table part about to open, the element to put it in, found on `open` (the open elements,
- * innermost last): a cell goes in the open row, a row in the open section or table, a section,
- * caption or column group in the open table. 'ignored' when no table is open: the HTML parsing
- * algorithm drops such a start tag, and its content stays where it was. Undefined for any other
- * element. Bounded by the depth of `open` (MAX_DEPTH).
+ * For a table part about to open, the element to put it in, found on `open` (the open tables,
+ * sections and rows, innermost last): a cell goes in the open row, a row in the open section or
+ * table, a section, caption or column group in the open table. 'ignored' when no table is open:
+ * the HTML parsing algorithm drops such a start tag, and its content stays where it was.
+ * Undefined for any other element.
  */
 export function tableParent<T extends OpenElement>(name: string, open: readonly T[]): T | 'ignored' | undefined {
   const isCell = CELLS.has(name);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Worker } from 'node:worker_threads';
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../../src/markdown/html-to-markdown.js';
 import { ORDERED_LIST_RUN } from '../../src/markdown/ordered-lists.js';
+import { MAX_ROW_CELLS } from '../../src/markdown/tables.js';
 import { MAX_DEPTH } from '../../src/markdown/parse-html.js';
 import { ELEMENT_WORK, MAX_WORK } from '../../src/markdown/prepare-document.js';
 import { realisticPage } from '../helpers/realistic-page.js';
@@ -124,5 +125,19 @@ describe('htmlToMarkdown: long and large pages', () => {
     expect(markdown.length).to.be.above(7 * 1024 * 1024);
     expect(markdown).to.include('| Name | Value | Notes |');
     expect(ms).to.be.below(20 * SECONDS);
+  });
+});
+
+describe('htmlToMarkdown: tables too wide to be tables', () => {
+  it(`writes a table with a row of more than MAX_ROW_CELLS (${MAX_ROW_CELLS}) cells as its text, quickly`, () => {
+    // 300,000 cells in one row: more than the 15 s a conversion may take when numbered one by one.
+    const { markdown, ms } = timed(`<p>before</p><table><tr>${'<td>x</td>'.repeat(300_000)}</tr></table><p>after</p>`);
+    const lines = markdown.split('\n').filter((line) => line !== '');
+    expect(lines[0]).to.equal('before');
+    expect(lines[1].split(' ')).to.have.length(300_000);
+    expect(lines[2]).to.equal('after');
+    expect(ms).to.be.below(5 * SECONDS);
+    const wide = `<table><tr>${'<th>h</th>'.repeat(MAX_ROW_CELLS)}</tr></table>`;
+    expect(timed(wide).markdown.startsWith('| h   | h   |')).to.equal(true);
   });
 });
