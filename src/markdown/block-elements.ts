@@ -9,7 +9,7 @@ export const BLOCKS: ReadonlySet<string> = new Set([
 ]);
 
 /** White space as turndown collapses it (not \f, nor a no-break space: those it keeps). */
-const COLLAPSIBLE = /^[ \t\n\r]*$/;
+export const COLLAPSIBLE = /^[ \t\n\r]*$/;
 
 /**
  * Removes the white space right before `block`, which writes nothing: turndown empties it when it

@@ -1,6 +1,7 @@
 // The page's HTML → the tree turndown converts, with htmlparser2, the parser extraction uses too.
 
 import { Parser } from 'htmlparser2';
+import { COLLAPSIBLE } from './block-elements.js';
 import { ElementNode, ROOT_NAME, TextNode } from './dom/nodes.js';
 import { tableParent } from './table-parts.js';
 
@@ -29,9 +30,6 @@ const LEADING_NEWLINE_DROPPED = new Set(['pre', 'listing', 'textarea']);
 
 /** Table structure, in which white space never shows (a browser keeps it; it writes nothing). */
 const TABLE_STRUCTURE = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
-
-/** White space as turndown collapses it (not \f, nor a no-break space: those it keeps). */
-const COLLAPSIBLE = /^[ \t\n\r]*$/;
 
 /**
  * Parses `html`, or returns null when elements nest deeper than MAX_DEPTH (the parse stops

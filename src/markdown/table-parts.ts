@@ -4,7 +4,7 @@
 // table rules cannot convert (they look for the cell's table and fail). Placed here as the HTML
 // parsing algorithm places them.
 
-const SECTIONS = new Set(['thead', 'tbody', 'tfoot']);
+export const SECTIONS: ReadonlySet<string> = new Set(['thead', 'tbody', 'tfoot']);
 const IN_TABLE = new Set(['thead', 'tbody', 'tfoot', 'caption', 'colgroup']);
 const CELLS = new Set(['td', 'th']);
 

@@ -1,8 +1,7 @@
 // What the GFM plugin's table rules need from a table, settled before conversion.
 
 import { ElementNode } from './dom/nodes.js';
-
-const SECTIONS = new Set(['thead', 'tbody', 'tfoot']);
+import { SECTIONS } from './table-parts.js';
 
 /**
  * The most cells a row may hold for its table to be written as a table. The plugin numbers each
