@@ -14,6 +14,7 @@ export class EngineRegistry {
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all(Object.values(this.engines).map((e) => e.close()));
+    // A server without a browser pool holds no browser engine: its entry is undefined.
+    await Promise.all(Object.values(this.engines).map((e) => e?.close()));
   }
 }
