@@ -38,18 +38,20 @@ const PER_KEY = 1_500;
     const keys = [await store.key({ credits: initial }), await store.key({ credits: initial }), await store.key({ planName: 'startup', credits: initial })];
     const costs = [1, 10, 25];
     let chargedCredits = [0, 0, 0];
-    // Abandoned reservations, past their settle limit at once; every tenth charged first (those stay charged).
-    for (const [k, key] of keys.entries()) {
-      for (let i = 0; i < PER_KEY; i++) {
-        const requestId = randomUUID();
-        const entry = { requestId, instanceId: 'crashed', operation: 'v2GeneralGet', engine: 'plain', proxyType: 'datacenter', proxyCountry: null, targetHost: 'example.com', settleLimitMs: i % 10 === 0 ? 60_000 : 1 };
-        expect(await billing.reserveByHash(hashApiKey(key), { cost: costs[k], browser: false, at: Date.now() }, off, entry)).to.equal(true);
-        if (i % 10 === 0) {
-          expect(await billing.charge(requestId, { endedAt: Date.now(), status: 200, pageStatus: 200, durationMs: 5, failure: null, proxyCountry: null }, 60_000, 5_000)).to.equal(true);
-          chargedCredits[k] += costs[k];
-        }
+    // Abandoned reservations, past their settle limit at once; every tenth charged first (those
+    // stay charged). Made ten at a time per key, all keys at once: one by one took 15 s.
+    const reserve = async (k: number, i: number) => {
+      const requestId = randomUUID();
+      const entry = { requestId, instanceId: 'crashed', operation: 'v2GeneralGet', engine: 'plain', proxyType: 'datacenter', proxyCountry: null, targetHost: 'example.com', settleLimitMs: i % 10 === 0 ? 60_000 : 1 };
+      expect(await billing.reserveByHash(hashApiKey(keys[k]), { cost: costs[k], browser: false, at: Date.now() }, off, entry)).to.equal(true);
+      if (i % 10 === 0) {
+        expect(await billing.charge(requestId, { endedAt: Date.now(), status: 200, pageStatus: 200, durationMs: 5, failure: null, proxyCountry: null }, 60_000, 5_000)).to.equal(true);
+        chargedCredits[k] += costs[k];
       }
-    }
+    };
+    await Promise.all(keys.map(async (_key, k) => {
+      for (let i = 0; i < PER_KEY; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => reserve(k, i + j)));
+    }));
     chargedCredits = [...chargedCredits];
     expect(await unsettled(store)).to.equal(3 * PER_KEY * 0.9);
 
