@@ -53,8 +53,6 @@ export abstract class DomNode {
   }
 }
 
-const UPPER = new Map(['A','ABBR','ADDRESS','ARTICLE','ASIDE','AUDIO','B','BLOCKQUOTE','BODY','BR','BUTTON','CANVAS','CAPTION','CENTER','CODE','COL','COLGROUP','DD','DEL','DIV','DL','DT','EM','FIGCAPTION','FIGURE','FOOTER','FORM','H1','H2','H3','H4','H5','H6','HEADER','HR','HTML','I','IFRAME','IMG','INPUT','KBD','LI','MAIN','NAV','OL','P','PRE','S','SECTION','SMALL','SPAN','STRIKE','STRONG','SUB','SUP','TABLE','TBODY','TD','TFOOT','TH','THEAD','TR','U','UL','VIDEO'].map((n) => [n.toLowerCase(), n]));
-
 /** The node name of the element every parsed page hangs from (a document, in a browser's DOM). */
 export const ROOT_NAME = '#document';
 
@@ -111,7 +109,7 @@ export class ElementNode extends DomNode {
     attributes: Record<string, string> = {},
   ) {
     super();
-    this.nodeName = localName === ROOT_NAME ? ROOT_NAME : (UPPER.get(localName) ?? localName.toUpperCase());
+    this.nodeName = localName === ROOT_NAME ? ROOT_NAME : localName.toUpperCase();
     this.attributes = attributes;
   }
 
