@@ -37,7 +37,7 @@ const PER_KEY = 1_500;
     const initial = 100_000;
     const keys = [await store.key({ credits: initial }), await store.key({ credits: initial }), await store.key({ planName: 'startup', credits: initial })];
     const costs = [1, 10, 25];
-    let chargedCredits = [0, 0, 0];
+    const chargedCredits = [0, 0, 0];
     // Abandoned reservations, past their settle limit at once; every tenth charged first (those
     // stay charged). Made ten at a time per key, all keys at once: one by one took 15 s.
     const reserve = async (k: number, i: number) => {
@@ -52,7 +52,6 @@ const PER_KEY = 1_500;
     await Promise.all(keys.map(async (_key, k) => {
       for (let i = 0; i < PER_KEY; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => reserve(k, i + j)));
     }));
-    chargedCredits = [...chargedCredits];
     expect(await unsettled(store)).to.equal(3 * PER_KEY * 0.9);
 
     const env = { DATABASE_URL: own.url, BROWSER_POOL_SIZE: '0', RECONCILE_INTERVAL_SECONDS: '1', RECONCILE_MARGIN_SECONDS: '0' };
