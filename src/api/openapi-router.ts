@@ -120,7 +120,7 @@ export class OpenApiRouter {
     // first call of an operation pays its own (tens of milliseconds).
     let validators: Validate[] | undefined;
     return async (req, res) => {
-      validators ??= this.api.validator.getRequestValidatorsForOperation(operationId) as Validate[];
+      validators ??= this.api.validator.getRequestValidatorsForOperation(operationId);
       res.locals.locate = locate;
       const query = normalizeQuery(req.query as Record<string, unknown>, shapes);
       // Only JSON bodies are validated; raw bodies (v2) are forwarded to the target untouched.
