@@ -39,7 +39,9 @@ import { SessionUpkeep } from './dashboard/session-upkeep.js';
 import { SignInLimit } from './accounts/sign-in-limit.js';
 import { SignInFailuresSql } from './store/sign-in-failures-sql.js';
 import { DashboardSessionsSql } from './store/dashboard-sessions-sql.js';
+import { keyFirst } from './api/key-first.js';
 import { bodyParsers, createApp } from './http/app.js';
+import { BodyBudget } from './http/body-budget.js';
 import { loadSpecAssets } from './http/spec-assets.js';
 import { IpAllowList } from './net/ip-allow-list.js';
 import { HtmlWorkers } from './scrape/html-work/html-workers.js';
@@ -55,6 +57,11 @@ import { ApiKeyStore } from './store/api-key-store.js';
 import { migrate, openDatabase } from './store/database.js';
 import { SqlBillingStore } from './store/billing/sql-billing-store.js';
 import { UsageRefusalsSql } from './store/usage-refusals-sql.js';
+
+/** The longest any request may run: v1's 60 s, and v2's `timeout` at its maximum. */
+const LONGEST_DEADLINE_MS = 60_000;
+const REQUEST_TIMEOUT_MARGIN_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 15_000;
 
 interface BrowserEngine {
   fetcher: Fetcher;
@@ -192,11 +199,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const spec = loadSpecAssets();
   const adminSpec = loadSpecAssets(undefined, 'admin');
   const htmlWorkers = new HtmlWorkers();
-  const parsers = bodyParsers(config.maxRequestBodyBytes);
+  const bodyBudget = new BodyBudget(config.maxBufferedBodyBytes);
+  const parsers = bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, (key, address) => service.account(key, address)));
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
   const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
-  const adminRoutes = await adminRouter.routes(parsers);
+  // The admin gate (app.ts) judges the token before any admin route reads a body.
+  const adminRoutes = await adminRouter.routes(bodyParsers(config.maxRequestBodyBytes, bodyBudget));
   const sessionsSql = new DashboardSessionsSql(db);
   const failuresSql = new SignInFailuresSql(db);
   const sessionUpkeep = new SessionUpkeep({
@@ -232,6 +241,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
 
   const server = app.listen(config.port, config.host);
+  // Headers arrive at once or never; a whole request (its body included) within the longest
+  // deadline plus a margin. Node's defaults (60 s, 300 s) let a stalled upload hold its memory
+  // for minutes. A body that stalls is cut sooner still (http/body-reader.ts).
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = LONGEST_DEADLINE_MS + REQUEST_TIMEOUT_MARGIN_MS;
   server.on('clientError', answerMalformedRequest);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;

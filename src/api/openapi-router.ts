@@ -17,6 +17,8 @@ type HandlerMap = Readonly<Record<string, (v: never, req: ExpressRequest, res: E
 export interface BodyParsers {
   json: RequestHandler;
   raw: RequestHandler;
+  /** Runs before any body byte is read (the caller's key is checked there); none: the body is read at once. */
+  beforeBody?: (shapes: ParamShapes) => RequestHandler;
 }
 
 type Validate = ReturnType<OpenAPIBackend['validator']['getRequestValidatorsForOperation']>[number];
@@ -73,7 +75,9 @@ export class OpenApiRouter {
       if (!declared.has('head')) route.head(refuse);
       for (const op of operations) {
         const content = (op.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content;
-        const parser = !content ? [] : content['application/json'] ? [parsers.json] : [parsers.raw];
+        const reader = content?.['application/json'] ? parsers.json : parsers.raw;
+        const gate = parsers.beforeBody?.(paramShapes(op as OpenAPIV3.OperationObject));
+        const parser = !content ? [] : gate ? [gate, reader] : [reader];
         route[op.method.toLowerCase() as 'get'](...parser, this.operation(op));
       }
       route.all(refuse);

@@ -48,6 +48,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
   MAX_REQUEST_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
+  MAX_BUFFERED_BODY_BYTES: positiveInt.default(64 * 1024 * 1024),
   MAX_REDIRECTS: z.coerce.number().int().min(0).max(50).default(10),
   LEASE_GRACE_SECONDS: positiveInt.default(30),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -97,6 +98,8 @@ export interface Config {
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   maxBodyBytes: number;
   maxRequestBodyBytes: number;
+  /** Request-body bytes held at once across every request; past it, a new body is refused (429). */
+  maxBufferedBodyBytes: number;
   maxRedirects: number;
   /** How long a concurrency lease outlives its request's deadline before it expires on its own. */
   leaseGraceMs: number;
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: e.LOG_LEVEL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
+    maxBufferedBodyBytes: e.MAX_BUFFERED_BODY_BYTES,
     maxRedirects: e.MAX_REDIRECTS,
     leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,

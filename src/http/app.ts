@@ -6,6 +6,8 @@ import { errorMiddleware } from '../errors/error-middleware.js';
 import type { IpAllowList } from '../net/ip-allow-list.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
+import type { BodyBudget } from './body-budget.js';
+import { bodyReader } from './body-reader.js';
 import { adminAuth, type GuessLimit } from './admin-auth.js';
 import { contentSafety } from './content-safety.js';
 import type { Drain } from './drain.js';
@@ -76,10 +78,23 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   return app;
 }
 
-/** v1 bodies must be JSON whatever their declared type; v2 bodies go to the target as they came. */
-export function bodyParsers(maxRequestBodyBytes: number): BodyParsers {
+/**
+ * The largest JSON body an operation takes: v1's, whose parameters (a URL of 8 KiB, cookies of
+ * 16 KiB, a script of 128 KiB in base64, a selector) fit in half of it, and the admin API's.
+ */
+export const MAX_JSON_BODY_BYTES = 256 * 1024;
+/** A body that sends nothing for this long is cut. */
+const BODY_IDLE_MS = 10_000;
+
+/**
+ * JSON bodies (v1, the admin API) are parsed whatever their declared type, within their own small
+ * limit; v2 bodies go to the target as they came, within MAX_REQUEST_BODY_BYTES. Both hold the
+ * shared budget while they are buffered. `beforeBody` checks the caller before a byte is read.
+ */
+export function bodyParsers(maxRequestBodyBytes: number, budget: BodyBudget, beforeBody?: BodyParsers['beforeBody']): BodyParsers {
   return {
-    json: express.json({ type: () => true, limit: maxRequestBodyBytes, strict: true }),
-    raw: express.raw({ type: () => true, limit: maxRequestBodyBytes }),
+    json: bodyReader({ limit: MAX_JSON_BODY_BYTES, budget, idleMs: BODY_IDLE_MS, as: 'json' }),
+    raw: bodyReader({ limit: maxRequestBodyBytes, budget, idleMs: BODY_IDLE_MS, as: 'raw' }),
+    beforeBody,
   };
 }

@@ -12,6 +12,12 @@ describe('loadConfig', () => {
     expect(c.maxBodyBytes).to.equal(10 * 1024 * 1024);
   });
 
+  it('reads MAX_BUFFERED_BODY_BYTES (default 64 MiB): the request bodies held at once, across requests', () => {
+    expect(loadConfig({}).maxBufferedBodyBytes).to.equal(64 * 1024 * 1024);
+    expect(loadConfig({ MAX_BUFFERED_BODY_BYTES: '1048576' }).maxBufferedBodyBytes).to.equal(1_048_576);
+    expect(() => loadConfig({ MAX_BUFFERED_BODY_BYTES: '0' })).to.throw(ConfigError, /MAX_BUFFERED_BODY_BYTES/);
+  });
+
   it('reads every documented variable', () => {
     const c = loadConfig({ PORT: '9000', HOST: '127.0.0.1', DATABASE_URL: 'mysql://u:p@h:3306/db', ALLOW_PRIVATE_TARGETS: 'true', PROXY_CONFIG: '/etc/p.json', LOG_LEVEL: 'debug' });
     expect(c).to.include({ port: 9000, host: '127.0.0.1', databaseUrl: 'mysql://u:p@h:3306/db', allowPrivateTargets: true, proxyConfigPath: '/etc/p.json', logLevel: 'debug' });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 
 /** What a prober saw while an attack ran. */
 export interface ProbeReport {
@@ -21,16 +22,33 @@ export function rssMb(pid: number): number {
   }
 }
 
-/** One GET of /healthz on a connection of its own (a pooled one could queue behind the attack's). */
-function probeOnce(base: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${base}/healthz`, { agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`/healthz answered ${res.statusCode}`))));
-    });
-    req.on('error', reject);
+/**
+ * The probing loop, in a process of its own: the test's process is often busy driving the attack
+ * (hundreds of sockets writing), and a probe timed there would measure that, not the server. Each
+ * probe is a GET of /healthz on a new connection (a pooled one could queue behind the attack's);
+ * each latency is printed as a line, and a probe still waiting when the prober is stopped is
+ * reported by the parent as the wait so far.
+ */
+const PROBE_LOOP = `
+const http = require('node:http');
+const [base, everyMs] = [process.argv[1], Number(process.argv[2])];
+const probe = () => new Promise((resolve) => {
+  const started = performance.now();
+  process.stdout.write('start\\n');
+  const req = http.get(base + '/healthz', { agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => resolve([performance.now() - started, res.statusCode]));
   });
-}
+  req.on('error', (err) => resolve([performance.now() - started, 0]));
+});
+(async () => {
+  for (;;) {
+    const [ms, status] = await probe();
+    process.stdout.write(JSON.stringify({ ms, status }) + '\\n');
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+})();
+`;
 
 /**
  * Measures `/healthz` one probe after another, each on a new connection, while an attack runs,
@@ -38,49 +56,57 @@ function probeOnce(base: string): Promise<void> {
  * what the attack costs in memory. `stop()` ends it and reports.
  */
 export class HealthProber {
-  private running = true;
   private worstMs = 0;
   private probes = 0;
   private peakRssMb = 0;
+  private failures = 0;
   private inFlightSince: number | undefined;
-  private readonly loop: Promise<void>;
+  private readonly child: ChildProcess;
   private readonly rssTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly base: string,
+    base: string,
     private readonly pid?: number,
-    private readonly everyMs = 20,
+    everyMs = 20,
   ) {
     if (pid !== undefined) {
       this.sampleRss();
       this.rssTimer = setInterval(() => this.sampleRss(), 50);
     }
-    this.loop = this.run();
+    this.child = spawn(process.execPath, ['-e', PROBE_LOOP, base, String(everyMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buffered = '';
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line === 'start') {
+          this.inFlightSince = performance.now();
+          continue;
+        }
+        const { ms, status } = JSON.parse(line) as { ms: number; status: number };
+        this.inFlightSince = undefined;
+        this.probes++;
+        if (status !== 200) this.failures++;
+        this.worstMs = Math.max(this.worstMs, ms);
+      }
+    });
   }
 
   private sampleRss(): void {
     if (this.pid !== undefined) this.peakRssMb = Math.max(this.peakRssMb, rssMb(this.pid));
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      const started = performance.now();
-      this.inFlightSince = started;
-      await probeOnce(this.base);
-      this.inFlightSince = undefined;
-      this.worstMs = Math.max(this.worstMs, performance.now() - started);
-      this.probes++;
-      await new Promise((resolve) => setTimeout(resolve, this.everyMs));
-    }
-  }
-
   async stop(): Promise<ProbeReport> {
-    this.running = false;
     clearInterval(this.rssTimer);
     this.sampleRss();
     // A probe still waiting is as slow as its wait so far, and is not waited for further.
     if (this.inFlightSince !== undefined) this.worstMs = Math.max(this.worstMs, performance.now() - this.inFlightSince);
-    await Promise.race([this.loop, new Promise((resolve) => setTimeout(resolve, 50))]);
+    const exited = once(this.child, 'exit');
+    this.child.kill('SIGKILL');
+    await exited;
+    if (this.failures > 0) throw new Error(`${this.failures} of ${this.probes} /healthz probes failed`);
     return { probes: this.probes, worstMs: this.worstMs, peakRssMb: this.peakRssMb };
   }
 }
