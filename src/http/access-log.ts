@@ -1,36 +1,28 @@
-import querystring from 'node:querystring';
 import type { Request, RequestHandler } from 'express';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from 'pino';
 
 /**
- * Whether a query parameter's name could carry a key. Decoded as the query parser decodes it
- * (`%78-api-key`, `x%2Dapi-key` and `x-api-k%65y` all authenticate as `x-api-key`), and read
- * loosely (any case, any separators), so no spelling a caller tries ever reaches a log line.
+ * The target a request named, as the log keeps it: its scheme and host only. A URL's path,
+ * query and userinfo may carry the caller's secrets (tokens, passwords), and so may every other
+ * parameter (cookies, scripts, rules, actions), so none of them is ever written.
  */
-function namesAKey(rawName: string): boolean {
-  let name: string;
+export function loggedTarget(url: unknown): string | undefined {
+  if (typeof url !== 'string') return undefined;
   try {
-    name = querystring.unescape(rawName.replace(/\+/g, ' '));
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? `${parsed.protocol}//${parsed.host}` : undefined;
   } catch {
-    name = rawName;
+    return undefined;
   }
-  return /api.?key|apikey|token|secret/.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
 }
 
-/** The URL as logged: the value of every parameter whose name could carry a key replaced. */
-export function redactedUrl(originalUrl: string): string {
-  const q = originalUrl.indexOf('?');
-  if (q < 0) return originalUrl;
-  const pairs = originalUrl
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      return eq >= 0 && namesAKey(name) ? `${name}=[redacted]` : pair;
-    });
-  return `${originalUrl.slice(0, q)}?${pairs.join('&')}`;
+/** The `url` a request carried, in its query or its JSON body (v1 POST). */
+function targetOf(req: Request): string | undefined {
+  const fromQuery = (req.query as Record<string, unknown> | undefined)?.url;
+  const body = req.body as unknown;
+  const fromBody = body !== null && typeof body === 'object' && !Buffer.isBuffer(body) ? (body as Record<string, unknown>).url : undefined;
+  return loggedTarget(fromQuery) ?? loggedTarget(fromBody);
 }
 
 /** The matched route's path; anything else is one label, so a scan of random URLs adds no series. */
@@ -39,16 +31,22 @@ function routeOf(req: Request): string {
   return typeof route?.path === 'string' ? route.path : 'unmatched';
 }
 
-/** One line per request and its count in the metrics (by route, never by URL), when the answer has gone out. */
+/**
+ * One line per request and its count in the metrics (by route, never by URL), when the answer
+ * has gone out: the path without its query, the target's scheme and host, the status, the time,
+ * the cost and the ledger's request id. Never a parameter's value, a header or a body.
+ */
 export function accessLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       metrics.requestAnswered(routeOf(req), req.method, res.statusCode);
+      const target = targetOf(req);
       logger.info(
         {
           method: req.method,
-          url: redactedUrl(req.originalUrl),
+          path: req.path,
+          ...(target ? { target } : {}),
           status: res.statusCode,
           durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           cost: typeof res.locals.cost === 'number' ? res.locals.cost : 0,

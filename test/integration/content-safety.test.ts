@@ -64,7 +64,7 @@ describe("scraped content on the service's origin", function () {
       }
       expect(await driver!.executeScript('return window.origin')).to.equal('null');
       expect(s.target.requestsTo('/beacon').map((r) => r.url), 'what the page reported').to.deep.equal([]);
-      const usage = s.server.logs.filter((l) => String(l.url ?? '').startsWith('/v2/usage'));
+      const usage = s.server.logs.filter((l) => String(l.path ?? '').startsWith('/v2/usage'));
       expect(usage, 'requests the page made to the service').to.deep.equal([]);
     });
   }

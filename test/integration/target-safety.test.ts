@@ -140,7 +140,7 @@ describe('target safety with the policy on (sqlite)', function () {
         await expectMatchesSpec('v2GeneralGet', res, body);
       }
       expect(await s.store.remaining(key)).to.equal(before);
-      expect(s.server.logs.filter((l) => String(l.url ?? '').startsWith('/v2/usage')), 'requests the service got from itself').to.deep.equal([]);
+      expect(s.server.logs.filter((l) => String(l.path ?? '').startsWith('/v2/usage')), 'requests the service got from itself').to.deep.equal([]);
     });
   }
 
@@ -149,7 +149,7 @@ describe('target safety with the policy on (sqlite)', function () {
     expect(res.status).to.equal(200);
     expect(await res.text()).to.contain('embeds page');
     expect(s.target.requestsTo('/ok.css'), 'the allowed subresource').to.have.length(1);
-    expect(s.server.logs.filter((l) => String(l.url ?? '').startsWith('/v2/usage'))).to.deep.equal([]);
+    expect(s.server.logs.filter((l) => String(l.path ?? '').startsWith('/v2/usage'))).to.deep.equal([]);
   });
 
   it('browser: a meta refresh to loopback never leaves, and answers without a 5xx', async () => {
