@@ -70,6 +70,14 @@ export class TooManyRequestsError extends ApiError {
   }
 }
 
+/**
+ * The caller closed its connection before the answer (nginx's 499): nobody reads this answer; the
+ * status is what the ledger records of the request.
+ */
+export class ClientClosedRequestError extends ApiError {
+  readonly status = 499;
+}
+
 /** A 500 says only what the caller can act on (retry later); the cause goes to the log. */
 export class InternalError extends ApiError {
   readonly status = 500;

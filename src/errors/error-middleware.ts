@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { InternalError, MethodNotAllowedError, TooManyRequestsError, UnauthorizedError } from './api-error.js';
+import { ClientClosedRequestError, InternalError, MethodNotAllowedError, TooManyRequestsError, UnauthorizedError } from './api-error.js';
 import { DatabaseUnavailableError } from './database-errors.js';
 import { inQuery, toApiError } from './to-api-error.js';
 
@@ -8,6 +8,11 @@ import { inQuery, toApiError } from './to-api-error.js';
 export function errorMiddleware(logger: Logger, maxRequestBodyBytes: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
     let apiError = toApiError(err, res.locals.locate ?? inQuery, maxRequestBodyBytes);
+    if (apiError instanceof ClientClosedRequestError) {
+      // The caller is gone: there is nobody to answer, and nothing went wrong on this side.
+      res.destroy();
+      return;
+    }
     if (apiError instanceof DatabaseUnavailableError) {
       // Down, restarting or out of connections: the caller can only retry, and is told so.
       logger.error({ err, method: req.method, path: req.path }, 'database unavailable');

@@ -1,6 +1,7 @@
-import { ApiError, BadRequestError, ConflictError, ForbiddenError, InternalError, LockedError, NotFoundError, TooManyRequestsError, UnprocessableEntityError } from './api-error.js';
+import { ApiError, BadRequestError, ClientClosedRequestError, ConflictError, ForbiddenError, InternalError, LockedError, NotFoundError, TooManyRequestsError, UnprocessableEntityError } from './api-error.js';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, BillingRefusal } from './billing-refusals.js';
 import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
+import { ClientCancelledError } from './client-cancelled-error.js';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-errors.js';
 import {
   AntiBotDetectedError,
@@ -62,6 +63,7 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
     return new ForbiddenError(err.message);
   }
   if (err instanceof ChargeNotRecordedError) return new InternalError(err.detail);
+  if (err instanceof ClientCancelledError) return new ClientClosedRequestError(err.message);
   if (err instanceof EngineError) return fromEngine(err, locate);
   if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError({ cause: err });
   return fromBodyParser(err, maxRequestBodyBytes);

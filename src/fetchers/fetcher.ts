@@ -59,6 +59,8 @@ export interface FetchSpec {
   body: Buffer | undefined;
   cookies: Cookie[];
   deadline: Deadline;
+  /** Aborted when the caller has gone: the engine stops its work and throws ClientCancelledError. */
+  cancelled?: AbortSignal;
   /** The only way to the target: checked addresses, through the request's proxy if it has one. */
   egress: EgressContext;
   returnPageSource: boolean;

@@ -4,6 +4,7 @@ import { CookieJar } from 'tough-cookie';
 import type { HttpAgents } from '../egress/egress-agent.js';
 import { fromNodeError, fromParserError, invalidStatus } from '../egress/egress-failures.js';
 import { DeadlineExceededError, EgressError, EngineError, TargetForbiddenError, TargetTooLargeError, TargetUnreachableError } from '../errors/engine-errors.js';
+import { ClientCancelledError } from '../errors/client-cancelled-error.js';
 import type { Deadline } from '../time/deadline.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
 import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
@@ -66,8 +67,10 @@ export class PlainFetcher implements Fetcher {
   async fetch(spec: FetchSpec): Promise<FetchedPage> {
     const idempotent = spec.method !== 'POST';
     let lastError: Error | undefined;
+    const ends = spec.cancelled ? AbortSignal.any([spec.deadline.signal, spec.cancelled]) : spec.deadline.signal;
     for (const delay of connectRetryDelays(spec.deadline)) {
-      if (delay > 0) await pause(delay, spec.deadline.signal);
+      if (delay > 0) await pause(delay, ends);
+      if (spec.cancelled?.aborted) throw new ClientCancelledError();
       if (spec.deadline.expired) break;
       try {
         return await this.once(spec);
@@ -113,7 +116,7 @@ export class PlainFetcher implements Fetcher {
       agent,
       context: { exchange: context },
     });
-    const { response, chunks, size } = await this.collect(stream, spec.deadline);
+    const { response, chunks, size } = await this.collect(stream, spec.deadline, spec.cancelled);
     const finalUrl = response.url;
     const cookies = spec.wantsCookies ? await this.finalCookies(context, response, finalUrl) : [];
     const headers: Array<[string, string]> = [];
@@ -142,7 +145,7 @@ export class PlainFetcher implements Fetcher {
    * The response and its body, counted after decompression so that a small compressed bomb stops
    * at the same cap. Events, not async iteration: a promise per chunk is measurable per request.
    */
-  private collect(stream: ReturnType<typeof got.stream>, deadline: Deadline): Promise<{ response: Response; chunks: Buffer[]; size: number }> {
+  private collect(stream: ReturnType<typeof got.stream>, deadline: Deadline, cancelled: AbortSignal | undefined): Promise<{ response: Response; chunks: Buffer[]; size: number }> {
     const max = this.options.maxBodyBytes;
     return new Promise((resolve, reject) => {
       let response: Response | undefined;
@@ -153,7 +156,14 @@ export class PlainFetcher implements Fetcher {
       const expire = () => stream.destroy(new DeadlineExceededError(`no answer from the target within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
       if (deadline.signal.aborted) expire();
       deadline.signal.addEventListener('abort', expire, { once: true });
-      stream.once('close', () => deadline.signal.removeEventListener('abort', expire));
+      // The caller hung up: the exchange is cut now, not left to run to its deadline.
+      const gone = () => stream.destroy(new ClientCancelledError());
+      if (cancelled?.aborted) gone();
+      cancelled?.addEventListener('abort', gone, { once: true });
+      stream.once('close', () => {
+        deadline.signal.removeEventListener('abort', expire);
+        cancelled?.removeEventListener('abort', gone);
+      });
       // Switching protocols is no answer to a request that did not ask to: refused at once.
       stream.once('request', (req: ClientRequest) => req.once('upgrade', () => stream.destroy(invalidStatus(101))));
       stream.on('response', (r: Response) => {
@@ -172,9 +182,10 @@ export class PlainFetcher implements Fetcher {
   }
 
   private translate(err: unknown, spec: FetchSpec): Error {
-    if (err instanceof EngineError) return err;
+    if (err instanceof EngineError || err instanceof ClientCancelledError) return err;
     const cause = err instanceof RequestError ? err.cause : undefined;
-    if (cause instanceof EngineError) return cause;
+    if (cause instanceof EngineError || cause instanceof ClientCancelledError) return cause;
+    if (spec.cancelled?.aborted) return new ClientCancelledError();
     const seconds = Math.round(spec.deadline.budgetMs / 1000);
     if (spec.deadline.expired || (err as { code?: string })?.code === 'ETIMEDOUT') {
       return new DeadlineExceededError(`no answer from the target within the ${seconds}-second deadline`);

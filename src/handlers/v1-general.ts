@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { OperationHandler } from '../api/operations.js';
-import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import { clientAddressOf } from '../http/client-address.js';
 import { apiKeyOf } from '../scrape/api-key-of.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
@@ -27,7 +27,7 @@ function answer(service: ScrapeService, answers: PageAnswers) {
       timeoutSeconds: V1_DEADLINE_SECONDS,
       clientAddress: clientAddressOf(req),
     });
-    const { answer, cost } = await service.scrape(apiKey, request, (page) => answers.v1Result(page, params.return_text), (id) => recordRequestId(res, id));
+    const { answer, cost } = await service.scrape(apiKey, request, (page) => answers.v1Result(page, params.return_text), scrapeCall(res));
     recordCost(res, cost);
     res.status(200).json(answer);
   };

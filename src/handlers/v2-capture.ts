@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { OperationHandler, Validated } from '../api/operations.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
 import type { CaptureSpec } from '../fetchers/fetcher.js';
-import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import { clientAddressOf } from '../http/client-address.js';
 import { apiKeyOf } from '../scrape/api-key-of.js';
 import { toScrapeRequest } from '../scrape/request-params.js';
@@ -57,7 +57,7 @@ export function v2Capture(service: ScrapeService): OperationHandler<CaptureOpera
     const { answer: shot, page, cost } = await service.scrape(apiKey, request, (p) => {
       if (!p.capture) throw new Error('the engine answered without the capture it was asked for');
       return p.capture;
-    }, (id) => recordRequestId(res, id));
+    }, scrapeCall(res));
     recordCost(res, cost);
     appendV2Headers(res, page);
     if (shot.truncated) res.setHeader('Svc-screenshot-truncated', 'true');

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../api/operations.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
 import { parseExtractRules } from '../extract/extract-rules.js';
-import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest, type V2ExtendedOperation } from './v2-scrape-request.js';
@@ -18,7 +18,7 @@ export function v2Extended(service: ScrapeService, answers: PageAnswers): Operat
       request.capture = WINDOW_SCREENSHOT;
     }
     const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
-    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p, rules), (id) => recordRequestId(res, id));
+    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p, rules), scrapeCall(res));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
     res.status(200).json(answer);

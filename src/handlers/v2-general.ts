@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../api/operations.js';
 import { parseExtractRules } from '../extract/extract-rules.js';
-import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import { bodyContentType, type PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { appendV2Headers } from './v2-page-headers.js';
@@ -15,7 +15,7 @@ export function v2General(service: ScrapeService, answers: PageAnswers): Operati
     const { apiKey, request } = v2ScrapeRequest(v, req, false);
     // Refused before anything is reserved or fetched: bad rules cost nothing.
     const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
-    const { answer: extracted, page, cost } = await service.scrape(apiKey, request, (p) => (rules ? answers.extracted(p, rules) : undefined), (id) => recordRequestId(res, id));
+    const { answer: extracted, page, cost } = await service.scrape(apiKey, request, (p) => (rules ? answers.extracted(p, rules) : undefined), scrapeCall(res));
     recordCost(res, cost);
     appendV2Headers(res, page);
     if (rules) {

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../api/operations.js';
-import { recordCost, recordRequestId } from '../http/answer-locals.js';
+import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest, type V2MarkdownOperation } from './v2-scrape-request.js';
@@ -8,7 +8,7 @@ import { v2ScrapeRequest, type V2MarkdownOperation } from './v2-scrape-request.j
 export function v2Markdown(service: ScrapeService, answers: PageAnswers): OperationHandler<V2MarkdownOperation> {
   return async (v, req, res) => {
     const { apiKey, request } = v2ScrapeRequest(v, req, false);
-    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.markdownResult(p, v.query.url, v.query.only_main_content), (id) => recordRequestId(res, id));
+    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.markdownResult(p, v.query.url, v.query.only_main_content), scrapeCall(res));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
     res.status(200).json(answer);

@@ -26,3 +26,15 @@ export function recordCost(res: Response, cost: number): void {
   res.locals.cost = cost;
   res.setHeader('Svc-credits-cost', String(cost));
 }
+
+/**
+ * What a scrape needs of the answer it is for: where its ledger id goes, and a signal that aborts
+ * when the caller hangs up before the answer was sent (the scrape then stops, uncharged).
+ */
+export function scrapeCall(res: Response): { billed: (requestId: string) => void; cancelled: AbortSignal } {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) controller.abort();
+  });
+  return { billed: (id) => recordRequestId(res, id), cancelled: controller.signal };
+}

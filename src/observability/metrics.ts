@@ -30,6 +30,7 @@ export class Metrics {
   private readonly adminActions: Counter<'action'>;
   private readonly adminAuthFailures: Counter;
   private readonly signInFailures: Counter<'reason'>;
+  private readonly cancellations: Counter;
   private pool: () => PoolGauges | undefined = () => undefined;
 
   constructor() {
@@ -104,6 +105,11 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
+    this.cancellations = new Counter({
+      name: 'scrapegate_client_cancellations_total',
+      help: 'Scrapes abandoned, uncharged, because their caller closed the connection before the answer',
+      registers,
+    });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
       ['scrapegate_browser_pool_sessions', 'Live browser sessions in the pool', (s) => s.size],
       ['scrapegate_browser_pool_busy_sessions', 'Sessions rendering a page now', (s) => s.busy],
@@ -176,6 +182,10 @@ export class Metrics {
 
   signInFailed(reason: 'invalid' | 'ip_restricted' | 'limited'): void {
     this.signInFailures.inc({ reason });
+  }
+
+  clientCancelled(): void {
+    this.cancellations.inc();
   }
 
   text(): Promise<string> {

@@ -78,10 +78,18 @@ function cookieParam(value: string | undefined): Cookie[] {
   return cookies;
 }
 
+/** DNS's limit on a name (RFC 1035): a longer host names nothing, and is refused before any reservation. */
+const MAX_HOST_CHARS = 253;
+
 function targetUrl(value: string): URL {
+  let url: URL;
   try {
-    return new URL(value);
+    url = new URL(value);
   } catch {
     throw new InvalidValueError('url', 'invalid or missing URL scheme: only absolute http and https URLs are accepted', 'value_error.url');
   }
+  if (url.hostname.length > MAX_HOST_CHARS) {
+    throw new InvalidValueError('url', `ensure the host has at most ${MAX_HOST_CHARS} characters`, 'value_error.url.host_too_long');
+  }
+  return url;
 }

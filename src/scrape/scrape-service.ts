@@ -14,6 +14,7 @@ import {
 } from '../errors/engine-errors.js';
 import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../errors/billing-refusals.js';
 import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
+import { ClientCancelledError } from '../errors/client-cancelled-error.js';
 import { inQuery, toApiError } from '../errors/to-api-error.js';
 import { EngineError } from '../errors/engine-errors.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
@@ -39,6 +40,14 @@ export interface ScrapeServiceDeps {
   /** Counts a known key's refusals by status, for its usage report (billing/refusal-tally.ts). */
   refusals?: { count(apiKeyId: number, status: number, at: number): void };
   logger: Logger;
+}
+
+/** What one call of a scrape brings besides its request: where its ledger id goes, and its caller's presence. */
+export interface ScrapeCall {
+  /** Learns the request's ledger id as soon as it has one, so that whatever the answer it can carry it. */
+  billed?: (requestId: string) => void;
+  /** Aborted when the caller is gone (it hung up): the work stops and nothing is charged. */
+  cancelled?: AbortSignal;
 }
 
 export interface ScrapeOutcome<T> {
@@ -72,10 +81,13 @@ export class ScrapeService {
 
   /**
    * Reserves the credits, runs the engine, shapes the answer (`shape`), and settles: charged
-   * once the answer exists, refunded on any failure, the shaping included. `billed` learns the
-   * request's ledger id as soon as it has one, so that whatever the answer it can carry it.
+   * once the answer exists, refunded on any failure, the shaping included. A caller gone before
+   * the charge (`call.cancelled`) stops the work and is never charged: the ledger records its
+   * cancellation.
    */
-  async scrape<T>(apiKey: string, req: ScrapeRequest, shape: (page: FetchedPage) => T | Promise<T>, billed?: (requestId: string) => void): Promise<ScrapeOutcome<T>> {
+  async scrape<T>(apiKey: string, req: ScrapeRequest, shape: (page: FetchedPage) => T | Promise<T>, call: ScrapeCall = {}): Promise<ScrapeOutcome<T>> {
+    const { billed, cancelled } = call;
+    if (cancelled?.aborted) throw new ClientCancelledError();
     const deadline = new Deadline(req.timeoutMs);
     try {
       const cost = creditCost(this.deps.costs, req);
@@ -92,9 +104,12 @@ export class ScrapeService {
       let egress: EgressContext | undefined;
       try {
         egress = await this.openEgress(apiKey, req, deadline);
-        page = await untilStopped(this.fetchPastWalls(req, egress), this.deps.stopping);
-        answer = await shape(page);
+        page = await untilAborted(this.fetchPastWalls(req, egress, cancelled), this.deps.stopping, cancelled);
+        answer = await untilAborted(Promise.resolve(shape(page)), this.deps.stopping, cancelled);
+        // Never charged for an answer whose caller has already gone.
+        if (cancelled?.aborted) throw new ClientCancelledError();
       } catch (err) {
+        if (err instanceof ClientCancelledError) this.deps.metrics.clientCancelled();
         const failure = unchargedBrowserWork(req, err);
         if (failure) this.deps.metrics.unchargedBrowserFailure();
         await reservation.refund({ status: statusOf(err), pageStatus: null, failure: failureOf(err), proxyCountry: egress?.route.country ?? null }, failure);
@@ -146,12 +161,13 @@ export class ScrapeService {
    * allows, each proxy once: an engine that fails over past a dead proxy may land on one that
    * walled the request already, and that is the end of the tries (423), not a loop to the deadline.
    */
-  private async fetchPastWalls(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+  private async fetchPastWalls(req: ScrapeRequest, egress: EgressContext, cancelled: AbortSignal | undefined): Promise<FetchedPage> {
     const walledBy = new Set<string>();
     for (;;) {
+      if (cancelled?.aborted) throw new ClientCancelledError();
       const started = process.hrtime.bigint();
       const fetched = (outcome: 'ok' | 'wall' | 'error') => this.deps.metrics.fetched(engineOf(req), req.proxyType, outcome, secondsSince(started));
-      const page = await this.engineFetch(req, egress).catch((err: unknown) => {
+      const page = await this.engineFetch(req, egress, cancelled).catch((err: unknown) => {
         fetched('error');
         throw err;
       });
@@ -167,8 +183,9 @@ export class ScrapeService {
     }
   }
 
-  private engineFetch(req: ScrapeRequest, egress: EgressContext): Promise<FetchedPage> {
+  private engineFetch(req: ScrapeRequest, egress: EgressContext, cancelled: AbortSignal | undefined): Promise<FetchedPage> {
     return this.deps.engines.get(engineOf(req)).fetch({
+      cancelled,
       url: req.url,
       method: req.method,
       headers: req.headers,
@@ -195,7 +212,7 @@ function statusOf(err: unknown): number {
 
 /** Why a request failed, in the ledger's words: what the service says of it, never a bug's insides (which may hold anything). */
 function failureOf(err: unknown): string {
-  const known = err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError;
+  const known = err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError || err instanceof ClientCancelledError;
   return (known ? err.message : 'a failure inside the service').slice(0, 200);
 }
 
@@ -208,16 +225,23 @@ function engineOf(req: ScrapeRequest): EngineName {
 }
 
 /**
- * The fetch, unless the server's shutdown grace ends first: then the request fails at once (its
- * credits are refunded and its slot released by the caller) and the engine's work is dropped,
- * to be cut when the engines close.
+ * The work, unless the server's shutdown grace ends first or the caller goes: then the request
+ * fails at once (its credits are refunded and its slot released by the caller). The engine
+ * stops on its own when its caller is gone (FetchSpec.cancelled); at shutdown its work is cut
+ * when the engines close.
  */
-function untilStopped<T>(work: Promise<T>, stopping: AbortSignal): Promise<T> {
+function untilAborted<T>(work: Promise<T>, stopping: AbortSignal, cancelled: AbortSignal | undefined): Promise<T> {
   if (stopping.aborted) return Promise.reject(new ShuttingDownError());
+  if (cancelled?.aborted) return Promise.reject(new ClientCancelledError());
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(new ShuttingDownError());
+    const gone = () => reject(new ClientCancelledError());
     stopping.addEventListener('abort', stop, { once: true });
-    work.then(resolve, reject).finally(() => stopping.removeEventListener('abort', stop));
+    cancelled?.addEventListener('abort', gone, { once: true });
+    work.then(resolve, reject).finally(() => {
+      stopping.removeEventListener('abort', stop);
+      cancelled?.removeEventListener('abort', gone);
+    });
   });
 }
 

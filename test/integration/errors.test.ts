@@ -43,6 +43,21 @@ for (const database of testDatabases()) {
       await expectMatchesSpec('v1GeneralPost', res, body);
     });
 
+    it('answers 422 on url for a host longer than 253 characters, before anything is reserved or resolved', async () => {
+      const host = Array.from({ length: 5 }, () => 'a'.repeat(60)).join('.');
+      expect(host.length).to.equal(304);
+      const before = await s.store.remaining(key);
+      const rows = async () => Number((await s.store.db.knex('request_ledger').count({ n: '*' }).first())?.n ?? 0);
+      const rowsBefore = await rows();
+      const res = await s.call('/v2/general', [['x-api-key', key], ['url', `http://${host}/page`], ['browser', 'false']]);
+      const body = await res.json();
+      expect(res.status).to.equal(422);
+      expect(body).to.deep.equal({ detail: [{ loc: ['query', 'url'], msg: 'ensure the host has at most 253 characters', type: 'value_error.url.host_too_long' }] });
+      await expectMatchesSpec('v2GeneralGet', res, body);
+      expect(await rows(), 'ledger rows').to.equal(rowsBefore);
+      expect(await s.store.remaining(key)).to.equal(before);
+    });
+
     it('answers 403 for an unknown key and for a revoked one', async () => {
       const unknown = await s.call('/v2/general', [['x-api-key', 'sg_unknown'], ['url', s.target.url('/page')], ['browser', 'false']]);
       expect(unknown.status).to.equal(403);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
+import { ClientCancelledError } from '../../errors/client-cancelled-error.js';
 import { BrowserFailureError, DeadlineExceededError, EngineError } from '../../errors/engine-errors.js';
 import type { Deadline } from '../../time/deadline.js';
 import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
@@ -35,14 +36,23 @@ export class BrowserFetcher implements Fetcher {
   }
 
   private async renderOnce(spec: FetchSpec): Promise<FetchedPage> {
-    const session = await this.pool.acquire(spec.deadline);
+    const session = await this.pool.acquire(spec.deadline, spec.cancelled);
     const render = new PageRender(session, spec, this.limits, this.logger.child({ session: session.id }));
     let healthy = false;
+    const running = render.run();
     try {
-      const page = await untilDeadline(render.run(), spec.deadline, () => session.kill());
+      const page = await untilDeadline(running, spec.deadline, () => session.kill(), spec.cancelled);
       healthy = true;
       return page;
     } catch (err) {
+      if (err instanceof ClientCancelledError) {
+        // The caller left: loading stops, and the session is reset and reused once the render
+        // has let go of it; a render that does not let go soon (a script still running) costs
+        // its session instead.
+        session.cdp.post('Page.stopLoading', {});
+        healthy = (await settlesWithin(running, CANCEL_SETTLE_MS)) && session.alive;
+        throw err;
+      }
       // The target's failures leave the session sound; anything else retires it.
       healthy = err instanceof EngineError && !(err instanceof DeadlineExceededError) && session.alive;
       throw this.translate(err, spec.deadline, render.recorder.mainRequestId !== undefined);
@@ -71,22 +81,51 @@ export class BrowserFetcher implements Fetcher {
   }
 }
 
-/** Resolves with `work`, or rejects when the deadline passes first (after calling `onExpire`). */
-function untilDeadline<T>(work: Promise<T>, deadline: Deadline, onExpire: () => void): Promise<T> {
+/** How long a render stopped for a caller that left may take to let go of its session. */
+const CANCEL_SETTLE_MS = 3_000;
+
+/**
+ * Resolves with `work`, or rejects when the deadline passes first (after calling `onExpire`), or
+ * when the caller leaves (`cancelled`).
+ */
+function untilDeadline<T>(work: Promise<T>, deadline: Deadline, onExpire: () => void, cancelled: AbortSignal | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    const settle = () => {
+      clearTimeout(timer);
+      cancelled?.removeEventListener('abort', gone);
+    };
+    const gone = () => {
+      settle();
+      reject(new ClientCancelledError());
+    };
     const timer = setTimeout(() => {
+      settle();
       onExpire();
       reject(new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
     }, deadline.remainingMs());
     work.then(
       (v) => {
-        clearTimeout(timer);
+        settle();
         resolve(v);
       },
       (e: unknown) => {
-        clearTimeout(timer);
+        settle();
         reject(e);
       },
     );
+    if (cancelled?.aborted) gone();
+    else cancelled?.addEventListener('abort', gone, { once: true });
+  });
+}
+
+/** Whether `work` settles (either way) within `ms`. */
+function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    work.then(done, done);
   });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ClientCancelledError } from '../../errors/client-cancelled-error.js';
 import { DeadlineExceededError } from '../../errors/engine-errors.js';
 import type { Deadline } from '../../time/deadline.js';
 import { withinMs } from '../../time/time-limit.js';
@@ -82,8 +83,10 @@ export class BrowserPool {
     };
   }
 
-  acquire(deadline: Deadline): Promise<BrowserSession> {
+  /** A session for one render; waits in order, within `deadline`, unless `cancelled` aborts first (the caller left). */
+  acquire(deadline: Deadline, cancelled?: AbortSignal): Promise<BrowserSession> {
     if (this.closed) return Promise.reject(new Error('the browser pool is closed'));
+    if (cancelled?.aborted) return Promise.reject(new ClientCancelledError());
     let session: BrowserSession | undefined;
     while ((session = this.idle.pop())) {
       // A browser can die while idle (killed, out of memory): never hand that one out.
@@ -91,18 +94,24 @@ export class BrowserPool {
       this.retire(session, 'died while idle');
     }
     return new Promise((resolve, reject) => {
+      const leave = (err: Error) => {
+        clearTimeout(timer);
+        cancelled?.removeEventListener('abort', gone);
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(err);
+      };
+      const gone = () => leave(new ClientCancelledError());
       const waiter: Waiter = {
         resolve: (s) => {
           clearTimeout(timer);
+          cancelled?.removeEventListener('abort', gone);
           resolve(s);
         },
         reject,
       };
-      const timer = setTimeout(() => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(new DeadlineExceededError(`no browser became free within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
-      }, deadline.remainingMs());
+      const timer = setTimeout(() => leave(new DeadlineExceededError(`no browser became free within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`)), deadline.remainingMs());
+      cancelled?.addEventListener('abort', gone, { once: true });
       this.waiters.push(waiter);
     });
   }

@@ -10,6 +10,7 @@ import {
   TargetUnreachableError,
   TargetUnusableError,
 } from '../../errors/engine-errors.js';
+import { ClientCancelledError } from '../../errors/client-cancelled-error.js';
 import type { FetchedPage, FetchSpec } from '../fetcher.js';
 import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
@@ -41,6 +42,8 @@ export class PageRender {
   private exceeded: 'redirects' | 'body' | undefined;
   /** What the gateway saw the render reach, kept when it stops serving. */
   private readonly reached = new Set<string>();
+  /** The deadline, or the caller leaving: whichever ends a wait first. */
+  private readonly ends: AbortSignal;
 
   constructor(
     private readonly session: BrowserSession,
@@ -58,6 +61,7 @@ export class PageRender {
     const rewrite = spec.method !== 'GET' || Object.keys(spec.headers).length > 0 ? { method: spec.method, body: spec.body, headers: spec.headers } : undefined;
     this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
     this.reader = new PageReader(session.cdp, session.mainFrameId);
+    this.ends = spec.cancelled ? AbortSignal.any([spec.deadline.signal, spec.cancelled]) : spec.deadline.signal;
   }
 
   /**
@@ -88,6 +92,7 @@ export class PageRender {
     await this.session.useWindow(PageCapture.window(spec.capture));
 
     await this.navigate();
+    this.leaveIfCancelled();
     if (this.exceeded === 'redirects') throw new TargetUnreachableError(`more than ${this.limits.maxRedirects} redirects`);
     if (this.exceeded === 'body') throw new TargetTooLargeError(`the answer exceeds ${this.limits.maxBodyBytes} bytes`);
     const main = this.recorder.mainResponse;
@@ -145,6 +150,11 @@ export class PageRender {
     return this.reader.main(this.limits.maxBodyBytes, this.spec.wantsText);
   }
 
+  /** A render whose caller has left stops at its next step, letting go of the session. */
+  private leaveIfCancelled(): void {
+    if (this.spec.cancelled?.aborted) throw new ClientCancelledError();
+  }
+
   private remaining(): number {
     return this.spec.deadline.remainingMs() - CAPTURE_RESERVE_MS;
   }
@@ -157,7 +167,8 @@ export class PageRender {
   private async navigate(): Promise<void> {
     const { driver } = this.session;
     for (const delay of connectRetryDelays(this.spec.deadline)) {
-      if (delay > 0) await pause(delay, this.spec.deadline.signal);
+      if (delay > 0) await pause(delay, this.ends);
+      this.leaveIfCancelled();
       if (this.remaining() <= 0) return;
       await this.session.limitPageLoad(Math.max(1, this.remaining()));
       try {
@@ -204,22 +215,24 @@ export class PageRender {
    * The snippet's errors are the page's business: logged, and the page is still answered.
    */
   private async runSnippet(source: string): Promise<void> {
-    const evaluated = await this.session.cdp.send<{ exceptionDetails?: { text?: string; exception?: { description?: string } } }>(
+    const evaluated = await this.session.cdp.send<{ exceptionDetails?: { exception?: { className?: string } } }>(
       'Runtime.evaluate',
       { expression: `(function () {\n${source}\n}).call(window)`, awaitPromise: true, objectGroup: SNIPPET_GROUP, userGesture: false },
       // A snippet that never returns is the deadline's to end (the session is killed with it).
       this.spec.deadline.remainingMs() + 1_000,
     );
     this.session.cdp.post('Runtime.releaseObjectGroup', { objectGroup: SNIPPET_GROUP });
+    // Only the kind of error: its message may quote the script, which is the caller's secret.
     const failure = evaluated.exceptionDetails;
-    if (failure) this.logger.info({ err: (failure.exception?.description ?? failure.text ?? 'error').split('\n')[0] }, 'js_snippet failed');
+    if (failure) this.logger.info({ errorClass: String(failure.exception?.className ?? 'unknown').slice(0, 64) }, 'js_snippet failed');
   }
 
   /** Waits for the selector, polling from an isolated world, until the render's time is up. */
   private async waitFor(selector: string): Promise<void> {
     while (!(await this.reader.matches(selector))) {
+      this.leaveIfCancelled();
       if (this.remaining() <= 0) throw new SelectorTimeoutError(`"${selector}" did not appear within the ${this.seconds()}-second deadline`);
-      await pause(Math.min(SELECTOR_POLL_MS, this.remaining()), this.spec.deadline.signal);
+      await pause(Math.min(SELECTOR_POLL_MS, this.remaining()), this.ends);
     }
   }
 
