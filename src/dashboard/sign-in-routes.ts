@@ -16,7 +16,9 @@ const MAX_SECRET_LENGTH = 256;
  * Sign-in and sign-out. A sign-in opens a new session whatever the browser had (no fixation);
  * the secret comes in the POST body and is never repeated, logged or kept: a key's session
  * stands on the key's hash, an admin session on the token's digest. Both end the browser's
- * previous session by its cookie alone, whoever it stood for and wherever it is used from.
+ * previous session by its cookie alone, whoever it stood for and wherever it is used from. A
+ * key's previous secret, still in its grace period after a rotation, authenticates API calls
+ * only: it does not sign in (whoever leaked it cannot take the key over from here).
  */
 export function signInRoutes(parts: DashboardParts, form: express.RequestHandler): express.Router {
   const router = express.Router();
@@ -30,7 +32,7 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
     const client = clientAddressOf(req);
     const who = await identify(parts, field(req.body, 'secret')?.trim() ?? '', client);
     // The secret is judged first; only a wrong one counts against the client (sign-in-limit.ts).
-    const waitSeconds = who.kind === 'refused' ? await parts.signInLimit.failed(client) : await parts.signInLimit.blocked(client);
+    const waitSeconds = who.kind === 'refused' || who.kind === 'replaced' ? await parts.signInLimit.failed(client) : await parts.signInLimit.blocked(client);
     if (waitSeconds !== undefined) {
       parts.metrics.signInFailed('limited');
       res.setHeader('Retry-After', String(waitSeconds));
@@ -38,6 +40,10 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
       return refuse(res, 429, `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }
     await endCurrent(req);
+    if (who.kind === 'replaced') {
+      parts.metrics.signInFailed('invalid');
+      return refuse(res, 401, 'This secret was replaced by a rotation: it still works for API calls until its grace period ends, but it cannot sign in. Sign in with the key\'s current secret.');
+    }
     if (who.kind === 'refused') {
       if (who.error instanceof IpRestrictedError) {
         parts.metrics.signInFailed('ip_restricted');
@@ -71,6 +77,8 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
 type Identity =
   | { kind: 'admin'; token: string }
   | { kind: 'key'; keyId: number; keyHash: string }
+  /** A previous secret of the key, still in its grace period: it authenticates API calls, nothing more. */
+  | { kind: 'replaced' }
   | { kind: 'refused'; error: InvalidKeyError | IpRestrictedError };
 
 /** Whom the secret stands for, from this address; a key restricted to other addresses is refused. */
@@ -78,10 +86,12 @@ async function identify(parts: DashboardParts, secret: string, client: string): 
   if (parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
   if (secret === '' || secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
   const keyHash = hashApiKey(secret);
+  let keyId: number;
   try {
-    return { kind: 'key', keyId: (await parts.billing.accountByHash(keyHash, client)).id, keyHash };
+    keyId = (await parts.billing.accountByHash(keyHash, client)).id;
   } catch (err) {
     if (err instanceof InvalidKeyError || err instanceof IpRestrictedError) return { kind: 'refused', error: err };
     throw err;
   }
+  return (await parts.keyAdmin.isCurrentSecret(keyId, keyHash)) ? { kind: 'key', keyId, keyHash } : { kind: 'replaced' };
 }
