@@ -9,6 +9,7 @@ import { errorPage } from './pages/error-page.js';
 import { signInPage } from './pages/sign-in-page.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';
 import { nobody } from './visits.js';
+import type { Refusal } from '../accounts/sign-in-limit.js';
 
 const MAX_SECRET_LENGTH = 256;
 
@@ -28,16 +29,33 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
   };
   const refuse = (res: express.Response, status: number, text: string) => void res.status(status).type('html').send(String(signInPage(nobody(res), text)));
 
+  const tooMany = (res: express.Response, refusal: Refusal) => {
+    parts.metrics.signInFailed(refusal.scope === 'global' ? 'global' : 'limited');
+    res.setHeader('Retry-After', String(refusal.waitSeconds));
+    const minutes = Math.ceil(refusal.waitSeconds / 60);
+    const why = refusal.scope === 'global'
+      ? 'Too many failed sign-ins from many addresses: for now the admin token is accepted only from addresses it was used from before.'
+      : 'Too many failed sign-ins from your address.';
+    refuse(res, 429, `${why} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+  };
+
   router.post('/sign-in', form, async (req, res) => {
+    const secret = field(req.body, 'secret')?.trim() ?? '';
+    // No secret, no attempt: nothing is counted or asked of the database (any page can post an empty form).
+    if (secret === '') {
+      parts.metrics.signInFailed('invalid');
+      return refuse(res, 401, 'Enter your API key or the admin token.');
+    }
     const client = clientAddressOf(req);
-    const who = await identify(parts, field(req.body, 'secret')?.trim() ?? '', client);
-    // The secret is judged first; only a wrong one counts against the client (sign-in-limit.ts).
-    const waitSeconds = who.kind === 'refused' || who.kind === 'replaced' ? await parts.signInLimit.failed(client) : await parts.signInLimit.blocked(client);
-    if (waitSeconds !== undefined) {
-      parts.metrics.signInFailed('limited');
-      res.setHeader('Retry-After', String(waitSeconds));
-      const minutes = Math.ceil(waitSeconds / 60);
-      return refuse(res, 429, `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    // Refused before the secret is judged: the answer and its cost are the same for the right one and a wrong one.
+    const refused = await parts.signInLimit.admit(client);
+    if (refused?.scope === 'address') return tooMany(res, refused);
+    // Past the global limit the admin token is not judged from here; a key still signs in.
+    const who = await identify(parts, secret, client, refused === undefined);
+    if (refused && who.kind !== 'key') return tooMany(res, refused);
+    if (who.kind === 'refused' || who.kind === 'replaced') {
+      const limited = await parts.signInLimit.failed(client);
+      if (limited) return tooMany(res, limited);
     }
     await endCurrent(req);
     if (who.kind === 'replaced') {
@@ -52,6 +70,7 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
       parts.metrics.signInFailed('invalid');
       return refuse(res, 401, 'That is not a valid API key or admin token.');
     }
+    if (who.kind === 'admin') await parts.signInLimit.succeeded(client);
     const started = who.kind === 'admin'
       ? await parts.sessions.start('admin', null, adminCredentialHash(who.token))
       : await parts.sessions.start('key', who.keyId, who.keyHash);
@@ -81,10 +100,13 @@ type Identity =
   | { kind: 'replaced' }
   | { kind: 'refused'; error: InvalidKeyError | IpRestrictedError };
 
-/** Whom the secret stands for, from this address; a key restricted to other addresses is refused. */
-async function identify(parts: DashboardParts, secret: string, client: string): Promise<Identity> {
-  if (parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
-  if (secret === '' || secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
+/**
+ * Whom the secret stands for, from this address; a key restricted to other addresses is refused.
+ * `judgeAdmin` false: the admin token is not compared (the global limit holds for this client).
+ */
+async function identify(parts: DashboardParts, secret: string, client: string, judgeAdmin: boolean): Promise<Identity> {
+  if (judgeAdmin && parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
+  if (secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
   const keyHash = hashApiKey(secret);
   let keyId: number;
   try {

@@ -6,7 +6,7 @@ import { errorMiddleware } from '../errors/error-middleware.js';
 import type { IpAllowList } from '../net/ip-allow-list.js';
 import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
-import { adminAuth, type GuessLimit } from './admin-auth.js';
+import { adminAuth, type AdminAuthRefusal, type GuessLimit } from './admin-auth.js';
 import { contentSafety } from './content-safety.js';
 import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
@@ -33,7 +33,7 @@ export interface AppParts {
     token: string | undefined;
     /** Wrong tokens count as failed sign-ins of their client (429 past the limit). */
     guessLimit: GuessLimit;
-    onAuthFailure: () => void;
+    onAuthFailure: (why: AdminAuthRefusal) => void;
   };
 }
 

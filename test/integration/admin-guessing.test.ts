@@ -1,0 +1,231 @@
+import { expect } from 'chai';
+import { once } from 'node:events';
+import http from 'node:http';
+import { Worker } from 'node:worker_threads';
+import { DashboardClient } from '../helpers/dashboard-client.js';
+import { testDatabases } from '../helpers/databases.js';
+import { HealthProber } from '../helpers/health-prober.js';
+import { ServerProcess } from '../helpers/server-process.js';
+import { useSuite } from '../helpers/suite.js';
+
+const TOKEN = 'guessing-admin-token-0d6a4b8e2f9c1a7e';
+/** A wrong token of the right one's length: the two requests differ in nothing else. */
+const WRONG = 'guessing-admin-token-7c1e9f3a5b2d8e04';
+
+interface Timed {
+  status: number;
+  ms: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One request from `localAddress` (another loopback address is another client), timed to its
+ * last byte: on a connection of its own, or on `agent`'s.
+ */
+function send(url: string, init: { method?: string; localAddress?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request(url, { method: init.method ?? 'GET', localAddress: init.localAddress ?? '127.0.0.1', agent: init.agent ?? false, headers: init.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+/**
+ * A flood of what any page can make a browser send (an <img>, a CORS preflight, an empty form),
+ * from `from`, `rate` a second with at most `inFlight` at a time, until told to stop or `max`
+ * or `ms` is reached; it posts 'warm' once `warm` were answered, then how many it sent and
+ * their statuses.
+ */
+const FLOOD = `
+const http = require('node:http');
+const { parentPort, workerData: w } = require('node:worker_threads');
+let stop = false;
+let sent = 0;
+const statuses = {};
+parentPort.on('message', () => { stop = true; });
+const shapes = [
+  ['GET', '/admin/v1/plans', { accept: 'image/*', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'cross-site' }, undefined],
+  ['OPTIONS', '/admin/v1/plans', { origin: 'https://attacker.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, undefined],
+  ['POST', '/dashboard/sign-in', { 'content-type': 'application/x-www-form-urlencoded' }, 'secret='],
+];
+// Kept alive, as a browser keeps its connections to a host.
+const agent = new http.Agent({ keepAlive: true, maxSockets: w.inFlight, localAddress: w.from });
+let answered = 0;
+const one = ([method, path, headers, body]) => new Promise((resolve) => {
+  const req = http.request(w.base + path, { method, headers, agent }, (res) => {
+    statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
+    if (++answered === w.warm) parentPort.postMessage('warm');
+    res.resume();
+    res.on('end', resolve);
+  });
+  req.on('error', resolve);
+  req.end(body);
+});
+const started = Date.now();
+// Paced: request n leaves at n / rate seconds (or as soon as a lane is free after that).
+const lane = async () => {
+  while (!stop && sent < w.max && Date.now() - started < w.ms) {
+    const n = sent++;
+    const wait = started + (n * 1000) / w.rate - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await one(shapes[n % shapes.length]);
+  }
+};
+Promise.all(Array.from({ length: w.inFlight }, lane)).then(() => {
+  agent.destroy();
+  parentPort.postMessage([sent, statuses]);
+});
+`;
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * Paired samples of a right and a wrong secret against a blocked client, each pair in a random
+ * order: the fraction of pairs in which the right one was answered first (ties count half).
+ * Bounded in pairs and in time.
+ */
+async function rightFasterFraction(attempt: (secret: string) => Promise<Timed>, pairs: number, budgetMs: number): Promise<{ pairs: number; fraction: number }> {
+  let rightFaster = 0;
+  let done = 0;
+  const started = Date.now();
+  while (done < pairs && Date.now() - started < budgetMs) {
+    const rightFirst = Math.random() < 0.5;
+    const first = await attempt(rightFirst ? TOKEN : WRONG);
+    const second = await attempt(rightFirst ? WRONG : TOKEN);
+    const [right, wrong] = rightFirst ? [first, second] : [second, first];
+    expect([right.status, wrong.status], 'both refused').to.deep.equal([429, 429]);
+    expect(right.body.length, 'the same answer').to.equal(wrong.body.length);
+    rightFaster += right.ms < wrong.ms ? 1 : right.ms === wrong.ms ? 0.5 : 0;
+    done++;
+  }
+  return { pairs: done, fraction: rightFaster / done };
+}
+
+for (const database of testDatabases()) {
+  describe(`guessing the admin token (${database.name})`, function () {
+    this.timeout(120_000);
+    const s = useSuite(database, { ADMIN_TOKEN: TOKEN });
+    const plans = () => `${s.server.base}/admin/v1/plans`;
+    const failuresWritten = async () => Number((await s.store.db.knex('sign_in_failures').count({ n: '*' }).first())?.n ?? 0);
+
+    /** What any web page can make its visitors' browsers send: an <img>, a CORS preflight, an empty form. */
+    const tokenless = (from: string) => [
+      send(plans(), { localAddress: from, headers: { accept: 'image/avif,image/webp,*/*', 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors', 'sec-fetch-site': 'cross-site', referer: 'https://attacker.example/' } }),
+      send(plans(), { method: 'OPTIONS', localAddress: from, headers: { origin: 'https://attacker.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }),
+      send(`${s.server.base}/dashboard/sign-in`, { method: 'POST', localAddress: from, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'secret=' }),
+    ];
+
+    it('counts nothing for a request without a credential: eleven tokenless <img>s, preflights and empty sign-ins are 401s, write nothing, and the right token still works', async () => {
+      const from = '127.0.0.41';
+      const before = await failuresWritten();
+      for (let i = 0; i < 11; i++) {
+        const answers = await Promise.all(tokenless(from));
+        expect(answers.map((a) => a.status), `round ${i}`).to.deep.equal([401, 401, 401]);
+      }
+      expect(await failuresWritten(), 'nothing written').to.equal(before);
+      expect((await send(plans(), { localAddress: from, headers: bearer(TOKEN) })).status).to.equal(200);
+      expect((await new DashboardClient(s.server.base, from).signIn(TOKEN)).status).to.equal(303);
+    });
+
+    it('keeps a tenant\'s scrapes as fast during a flood of tokenless requests (p50 within 2x of its p50 without), /healthz within 100 ms', async () => {
+      const key = await s.store.key();
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const scrape = async () => (await send(`${s.server.base}/v2/general?${new URLSearchParams({ 'x-api-key': key, url: s.target.url('/page'), browser: 'false' })}`, { agent })).ms;
+      const p50 = async (n: number) => {
+        const times: number[] = [];
+        for (let i = 0; i < n; i++) times.push(await scrape());
+        return median(times);
+      };
+      await p50(10);
+      const quiet = await p50(100);
+      // The flood, from a thread of its own (its answers must not queue behind the measure's): 300
+      // a second, 6 at most in flight (a browser's connections to one host), from one address; at
+      // most 9000 requests or 30 s, stopped when the measure ends. Measured from its 100th answer
+      // on (past the ten failures that block an address where they are counted).
+      const flood = new Worker(FLOOD, { eval: true, workerData: { base: s.server.base, from: '127.0.0.42', rate: Number(process.env.FLOOD_RATE ?? 300), inFlight: Number(process.env.FLOOD_IN_FLIGHT ?? 6), max: 9000, ms: 30_000, warm: 100 } });
+      await once(flood, 'message');
+      const prober = new HealthProber(s.server.base, s.server.pid);
+      const flooded = await p50(100);
+      const report = await prober.stop();
+      flood.postMessage('stop');
+      const [[sent, statuses]] = (await once(flood, 'message')) as [[number, Record<string, number>]];
+      agent.destroy();
+      console.log(`      tenant p50 ${quiet.toFixed(1)} ms quiet, ${flooded.toFixed(1)} ms during ${sent} tokenless requests ${JSON.stringify(statuses)} (${(flooded / quiet).toFixed(2)}x); /healthz worst ${report.worstMs.toFixed(0)} ms in ${report.probes} probes, peak RSS ${report.peakRssMb.toFixed(0)} MB`);
+      expect(Object.keys(statuses), 'every tokenless request is a 401').to.deep.equal(['401']);
+      expect(flooded / quiet).to.be.below(2);
+      expect(report.worstMs).to.be.below(100);
+      expect(report.peakRssMb).to.be.below(400);
+    });
+
+    it('answers a blocked client 429 before judging its token: the right one and a wrong one cost the same (paired samples, admin API and dashboard sign-in)', async () => {
+      const from = '127.0.0.43';
+      for (let i = 0; i < 10; i++) expect((await send(plans(), { localAddress: from, headers: bearer(`${WRONG.slice(0, -2)}${i}x`) })).status).to.equal(401);
+      // Both secrets on one kept-alive connection, one request after the other: nothing differs but the secret.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: from });
+      try {
+        const api = await rightFasterFraction((token) => send(plans(), { headers: bearer(token), agent }), 400, 20_000);
+        const signIn = await rightFasterFraction((secret) => {
+          const body = new URLSearchParams({ secret }).toString();
+          return send(`${s.server.base}/dashboard/sign-in`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, agent });
+        }, 400, 20_000);
+        console.log(`      the right token answered first in ${(api.fraction * 100).toFixed(0)}% of ${api.pairs} pairs (admin API), ${(signIn.fraction * 100).toFixed(0)}% of ${signIn.pairs} (dashboard sign-in)`);
+        // 400 pairs of a fair coin: 0.5 ± 0.025; 0.4-0.6 is four of those either side.
+        for (const { pairs, fraction } of [api, signIn]) {
+          expect(pairs).to.be.at.least(100);
+          expect(fraction).to.be.within(0.4, 0.6);
+        }
+      } finally {
+        agent.destroy();
+      }
+    });
+  });
+}
+
+describe('guessing the admin token from many addresses (SIGN_IN_GLOBAL_MAX_FAILURES=20, behind a trusted proxy)', function () {
+  this.timeout(60_000);
+  let server: ServerProcess;
+  const database = testDatabases()[0];
+  before(async () => {
+    server = await new ServerProcess({ DATABASE_URL: database.freshUrl(), BROWSER_POOL_SIZE: '0', ADMIN_TOKEN: TOKEN, TRUSTED_PROXIES: '127.0.0.1/32', SIGN_IN_GLOBAL_MAX_FAILURES: '20' }).start();
+  });
+  after(() => server?.stop());
+  /** A request from the client the trusted proxy names. */
+  const from = (client: string, token: string) => send(`${server.base}/admin/v1/plans`, { headers: { ...bearer(token), 'x-forwarded-for': client } });
+  const signIn = (client: string, secret: string) => new DashboardClient(server.base).request('POST', '/dashboard/sign-in', { secret }, { 'x-forwarded-for': client });
+  const metric = async (line: string) => {
+    const text = await (await fetch(`${server.base}/metrics`)).text();
+    return Number(text.split('\n').find((l) => l.startsWith(line))?.split(' ').pop() ?? NaN);
+  };
+
+  it('counts wrong tokens across addresses: past the bound a new address waits with the right token as with a wrong one, the operator\'s own address does not, a key still signs in', async () => {
+    expect((await from('198.51.100.200', TOKEN)).status, 'the operator, before the attack').to.equal(200);
+    const created = await send(`${server.base}/admin/v1/keys`, { method: 'POST', headers: { ...bearer(TOKEN), 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.200' }, body: JSON.stringify({ plan: 'free' }) });
+    const key = (JSON.parse(created.body) as { key: string }).key;
+    // The spray: one wrong token from each of twenty addresses, under every address's own limit.
+    for (let i = 1; i <= 20; i++) expect((await from(`203.0.113.${i}`, `${WRONG}${i}`)).status, `guess ${i}`).to.equal(401);
+    const wrong = await from('203.0.113.21', WRONG);
+    const right = await from('203.0.113.22', TOKEN);
+    expect([wrong.status, right.status]).to.deep.equal([429, 429]);
+    expect(right.body, 'the same answer for the right token').to.equal(wrong.body);
+    expect(Number(right.headers['retry-after'])).to.be.within(1, 900);
+    expect(JSON.parse(right.body)).to.have.property('detail').that.contains('from many addresses');
+    expect((await from('198.51.100.200', TOKEN)).status, 'the operator\'s own address').to.equal(200);
+    // The dashboard: the admin token from a new address waits as a wrong secret does; a key signs in.
+    expect((await signIn('203.0.113.23', TOKEN)).status).to.equal(429);
+    expect((await signIn('203.0.113.24', 'not-a-key-at-all')).status).to.equal(429);
+    expect((await signIn('203.0.113.25', key)).status).to.equal(303);
+    expect((await signIn('198.51.100.200', TOKEN)).status).to.equal(303);
+    expect(await metric('scrapegate_sign_in_global_failures')).to.equal(20);
+    expect(await metric('scrapegate_sign_in_global_limited')).to.equal(1);
+    expect(await metric('scrapegate_admin_auth_limited_total{scope="global"}')).to.be.at.least(2);
+    expect(await metric('scrapegate_dashboard_sign_in_failures_total{reason="global"}')).to.equal(2);
+  });
+});
