@@ -229,7 +229,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const app = createApp({
     routes,
-    ops: opsRoutes(readiness, metrics),
+    ops: opsRoutes(readiness, metrics, config.metricsToken),
     drain,
     spec,
     logger,
