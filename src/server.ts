@@ -237,7 +237,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
     dashboard,
-    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: (why) => metrics.adminAuthFailed(why) },
+    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: (why) => metrics.adminAuthFailed(why), origin: config.dashboard.origin },
   });
 
   const server = app.listen(config.port, config.host);
