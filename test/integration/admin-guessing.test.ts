@@ -39,43 +39,66 @@ function send(url: string, init: { method?: string; localAddress?: string; heade
 
 /**
  * A flood of what any page can make a browser send (an <img>, a CORS preflight, an empty form),
- * from `from`, `rate` a second with at most `inFlight` at a time, until told to stop or `max`
- * or `ms` is reached; it posts 'warm' once `warm` were answered, then how many it sent and
- * their statuses.
+ * from `from`, `rate` a second with at most `inFlight` at a time, on kept-alive connections as a
+ * browser's. Told 'flood', it starts (or resumes) and posts 'flooding' once `warm` of this phase
+ * were answered; told 'pause', it posts 'paused' once none is in flight; told 'stop' (or past
+ * `max` requests or `ms`), it posts how many it sent and their statuses.
  */
 const FLOOD = `
 const http = require('node:http');
 const { parentPort, workerData: w } = require('node:worker_threads');
-let stop = false;
-let sent = 0;
+const started = Date.now();
 const statuses = {};
-parentPort.on('message', () => { stop = true; });
+let state = 'paused';
+let wake = () => {};
+let resumed = new Promise((resolve) => (wake = resolve));
+let sent = 0, inFlight = 0, phaseStart = 0, phaseSent = 0, phaseAnswered = 0, phases = 0;
+const settle = () => { if (state === 'paused' && inFlight === 0) parentPort.postMessage('paused'); };
+parentPort.on('message', (m) => {
+  if (m === 'flood') {
+    state = 'flooding';
+    phaseStart = Date.now();
+    phaseSent = phaseAnswered = 0;
+    phases++;
+    wake();
+  } else if (m === 'pause') {
+    state = 'paused';
+    resumed = new Promise((resolve) => (wake = resolve));
+    settle();
+  } else {
+    state = 'stopped';
+    wake();
+  }
+});
 const shapes = [
   ['GET', '/admin/v1/plans', { accept: 'image/*', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'cross-site' }, undefined],
   ['OPTIONS', '/admin/v1/plans', { origin: 'https://attacker.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, undefined],
   ['POST', '/dashboard/sign-in', { 'content-type': 'application/x-www-form-urlencoded' }, 'secret='],
 ];
-// Kept alive, as a browser keeps its connections to a host.
 const agent = new http.Agent({ keepAlive: true, maxSockets: w.inFlight, localAddress: w.from });
-let answered = 0;
 const one = ([method, path, headers, body]) => new Promise((resolve) => {
+  inFlight++;
+  const done = () => { inFlight--; resolve(); settle(); };
   const req = http.request(w.base + path, { method, headers, agent }, (res) => {
     statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
-    if (++answered === w.warm) parentPort.postMessage('warm');
+    if (++phaseAnswered === (phases === 1 ? w.warm : w.warmAgain) && state === 'flooding') parentPort.postMessage('flooding');
     res.resume();
-    res.on('end', resolve);
+    res.on('end', done);
   });
-  req.on('error', resolve);
+  req.on('error', done);
   req.end(body);
 });
-const started = Date.now();
-// Paced: request n leaves at n / rate seconds (or as soon as a lane is free after that).
+// Paced: the n-th request of a phase leaves n / rate seconds into it (or once a lane is free).
 const lane = async () => {
-  while (!stop && sent < w.max && Date.now() - started < w.ms) {
-    const n = sent++;
-    const wait = started + (n * 1000) / w.rate - Date.now();
+  while (state !== 'stopped' && sent < w.max && Date.now() - started < w.ms) {
+    if (state === 'paused') {
+      await resumed;
+      continue;
+    }
+    const wait = phaseStart + (phaseSent++ * 1000) / w.rate - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    await one(shapes[n % shapes.length]);
+    if (state !== 'flooding') continue;
+    await one(shapes[sent++ % shapes.length]);
   }
 };
 Promise.all(Array.from({ length: w.inFlight }, lane)).then(() => {
@@ -83,6 +106,20 @@ Promise.all(Array.from({ length: w.inFlight }, lane)).then(() => {
   parentPort.postMessage([sent, statuses]);
 });
 `;
+
+/** The worker's next message, which must be `expected`. */
+async function next(worker: Worker, expected: string): Promise<void> {
+  const [message] = (await once(worker, 'message')) as [unknown];
+  if (message !== expected) throw new Error(`the flood said ${JSON.stringify(message)}, not ${expected}`);
+}
+
+/**
+ * How much slower a tenant's scrapes may be during the flood than without it. A tokenless request
+ * costs the server what a 404 costs (about 0.3 ms of CPU; the empty sign-in form 0.6 ms, it
+ * renders the page): 550 a second take a share of a loaded 2-core machine, measured at 1.7x.
+ * When each cost database writes on the ledger's connection, the same flood measured 3 to 6x.
+ */
+const FLOOD_RATIO = 2.5;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -135,32 +172,50 @@ for (const database of testDatabases()) {
       expect((await new DashboardClient(s.server.base, from).signIn(TOKEN)).status).to.equal(303);
     });
 
-    it('keeps a tenant\'s scrapes as fast during a flood of tokenless requests (p50 within 2x of its p50 without), /healthz within 100 ms', async () => {
+    it(`keeps a tenant's scrapes as fast during a flood of tokenless requests (p50 within ${FLOOD_RATIO}x of its p50 without), /healthz within 100 ms`, async () => {
       const key = await s.store.key();
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-      const scrape = async () => (await send(`${s.server.base}/v2/general?${new URLSearchParams({ 'x-api-key': key, url: s.target.url('/page'), browser: 'false' })}`, { agent })).ms;
-      const p50 = async (n: number) => {
-        const times: number[] = [];
-        for (let i = 0; i < n; i++) times.push(await scrape());
-        return median(times);
+      const url = `${s.server.base}/v2/general?${new URLSearchParams({ 'x-api-key': key, url: s.target.url('/page'), browser: 'false' })}`;
+      const scrapes = async (n: number, into: number[]) => {
+        for (let i = 0; i < n; i++) {
+          const answer = await send(url, { agent });
+          expect(answer.status).to.equal(200);
+          into.push(answer.ms);
+        }
       };
-      await p50(10);
-      const quiet = await p50(100);
-      // The flood, from a thread of its own (its answers must not queue behind the measure's): 300
+      await scrapes(10, []);
+      // The flood, from a thread of its own (its answers must not queue behind the measure's): 550
       // a second, 6 at most in flight (a browser's connections to one host), from one address; at
-      // most 9000 requests or 30 s, stopped when the measure ends. Measured from its 100th answer
-      // on (past the ten failures that block an address where they are counted).
-      const flood = new Worker(FLOOD, { eval: true, workerData: { base: s.server.base, from: '127.0.0.42', rate: Number(process.env.FLOOD_RATE ?? 300), inFlight: Number(process.env.FLOOD_IN_FLIGHT ?? 6), max: 9000, ms: 30_000, warm: 100 } });
-      await once(flood, 'message');
+      // most 20 000 requests or 60 s. Quiet and flooded phases alternate, so that whatever else
+      // loads the machine weighs on both alike; a flooded phase is measured from its 100th answer
+      // on in the first round (past the ten failures that block an address where they count),
+      // from its 20th after.
+      const flood = new Worker(FLOOD, { eval: true, workerData: { base: s.server.base, from: '127.0.0.42', rate: 550, inFlight: 6, max: 20_000, ms: 60_000, warm: 100, warmAgain: 20 } });
+      const quiet: number[] = [];
+      const flooded: number[] = [];
       const prober = new HealthProber(s.server.base, s.server.pid);
-      const flooded = await p50(100);
+      try {
+        for (let round = 0; round < 4; round++) {
+          await scrapes(25, quiet);
+          flood.postMessage('flood');
+          await next(flood, 'flooding');
+          await scrapes(25, flooded);
+          flood.postMessage('pause');
+          await next(flood, 'paused');
+        }
+      } catch (err) {
+        await prober.stop();
+        throw err;
+      } finally {
+        flood.postMessage('stop');
+        agent.destroy();
+      }
       const report = await prober.stop();
-      flood.postMessage('stop');
       const [[sent, statuses]] = (await once(flood, 'message')) as [[number, Record<string, number>]];
-      agent.destroy();
-      console.log(`      tenant p50 ${quiet.toFixed(1)} ms quiet, ${flooded.toFixed(1)} ms during ${sent} tokenless requests ${JSON.stringify(statuses)} (${(flooded / quiet).toFixed(2)}x); /healthz worst ${report.worstMs.toFixed(0)} ms in ${report.probes} probes, peak RSS ${report.peakRssMb.toFixed(0)} MB`);
+      const ratio = median(flooded) / median(quiet);
+      console.log(`      tenant p50 ${median(quiet).toFixed(1)} ms quiet, ${median(flooded).toFixed(1)} ms during ${sent} tokenless requests ${JSON.stringify(statuses)} (${ratio.toFixed(2)}x); /healthz worst ${report.worstMs.toFixed(0)} ms in ${report.probes} probes, peak RSS ${report.peakRssMb.toFixed(0)} MB`);
       expect(Object.keys(statuses), 'every tokenless request is a 401').to.deep.equal(['401']);
-      expect(flooded / quiet).to.be.below(2);
+      expect(ratio).to.be.below(FLOOD_RATIO);
       expect(report.worstMs).to.be.below(100);
       expect(report.peakRssMb).to.be.below(400);
     });
