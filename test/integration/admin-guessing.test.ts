@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { once } from 'node:events';
 import http from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { DashboardClient } from '../helpers/dashboard-client.js';
 import { testDatabases } from '../helpers/databases.js';
-import { HealthProber } from '../helpers/health-prober.js';
+import { HealthProber, type ProbeReport } from '../helpers/health-prober.js';
 import { ServerProcess } from '../helpers/server-process.js';
+import { TokenlessFlood } from '../helpers/tokenless-flood.js';
 import { useSuite } from '../helpers/suite.js';
 
 const TOKEN = 'guessing-admin-token-0d6a4b8e2f9c1a7e';
@@ -35,82 +34,6 @@ function send(url: string, init: { method?: string; localAddress?: string; heade
     req.on('error', reject);
     req.end(init.body);
   });
-}
-
-/**
- * A flood of what any page can make a browser send (an <img>, a CORS preflight, an empty form),
- * from `from`, `rate` a second with at most `inFlight` at a time, on kept-alive connections as a
- * browser's. Told 'flood', it starts (or resumes) and posts 'flooding' once `warm` of this phase
- * were answered; told 'pause', it posts 'paused' once none is in flight; told 'stop' (or past
- * `max` requests or `ms`), it posts how many it sent and their statuses.
- */
-const FLOOD = `
-const http = require('node:http');
-const { parentPort, workerData: w } = require('node:worker_threads');
-const started = Date.now();
-const statuses = {};
-let state = 'paused';
-let wake = () => {};
-let resumed = new Promise((resolve) => (wake = resolve));
-let sent = 0, inFlight = 0, phaseStart = 0, phaseSent = 0, phaseAnswered = 0, phases = 0;
-const settle = () => { if (state === 'paused' && inFlight === 0) parentPort.postMessage('paused'); };
-parentPort.on('message', (m) => {
-  if (m === 'flood') {
-    state = 'flooding';
-    phaseStart = Date.now();
-    phaseSent = phaseAnswered = 0;
-    phases++;
-    wake();
-  } else if (m === 'pause') {
-    state = 'paused';
-    resumed = new Promise((resolve) => (wake = resolve));
-    settle();
-  } else {
-    state = 'stopped';
-    wake();
-  }
-});
-const shapes = [
-  ['GET', '/admin/v1/plans', { accept: 'image/*', 'sec-fetch-dest': 'image', 'sec-fetch-site': 'cross-site' }, undefined],
-  ['OPTIONS', '/admin/v1/plans', { origin: 'https://attacker.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }, undefined],
-  ['POST', '/dashboard/sign-in', { 'content-type': 'application/x-www-form-urlencoded' }, 'secret='],
-];
-const agent = new http.Agent({ keepAlive: true, maxSockets: w.inFlight, localAddress: w.from });
-const one = ([method, path, headers, body]) => new Promise((resolve) => {
-  inFlight++;
-  const done = () => { inFlight--; resolve(); settle(); };
-  const req = http.request(w.base + path, { method, headers, agent }, (res) => {
-    statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
-    if (++phaseAnswered === (phases === 1 ? w.warm : w.warmAgain) && state === 'flooding') parentPort.postMessage('flooding');
-    res.resume();
-    res.on('end', done);
-  });
-  req.on('error', done);
-  req.end(body);
-});
-// Paced: the n-th request of a phase leaves n / rate seconds into it (or once a lane is free).
-const lane = async () => {
-  while (state !== 'stopped' && sent < w.max && Date.now() - started < w.ms) {
-    if (state === 'paused') {
-      await resumed;
-      continue;
-    }
-    const wait = phaseStart + (phaseSent++ * 1000) / w.rate - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (state !== 'flooding') continue;
-    await one(shapes[sent++ % shapes.length]);
-  }
-};
-Promise.all(Array.from({ length: w.inFlight }, lane)).then(() => {
-  agent.destroy();
-  parentPort.postMessage([sent, statuses]);
-});
-`;
-
-/** The worker's next message, which must be `expected`. */
-async function next(worker: Worker, expected: string): Promise<void> {
-  const [message] = (await once(worker, 'message')) as [unknown];
-  if (message !== expected) throw new Error(`the flood said ${JSON.stringify(message)}, not ${expected}`);
 }
 
 /**
@@ -184,36 +107,32 @@ for (const database of testDatabases()) {
         }
       };
       await scrapes(10, []);
-      // The flood, from a thread of its own (its answers must not queue behind the measure's): 550
-      // a second, 6 at most in flight (a browser's connections to one host), from one address; at
-      // most 20 000 requests or 60 s. Quiet and flooded phases alternate, so that whatever else
-      // loads the machine weighs on both alike; a flooded phase is measured from its 100th answer
-      // on in the first round (past the ten failures that block an address where they count),
-      // from its 20th after.
-      const flood = new Worker(FLOOD, { eval: true, workerData: { base: s.server.base, from: '127.0.0.42', rate: 550, inFlight: 6, max: 20_000, ms: 60_000, warm: 100, warmAgain: 20 } });
+      // The flood: 550 a second, 6 at most in flight (a browser's connections to one host), from
+      // one address; at most 20 000 requests or 60 s. Quiet and flooded phases alternate, so that
+      // whatever else loads the machine weighs on both alike; a flooded phase is measured from its
+      // 100th answer on in the first round (past the ten failures that block an address where
+      // they count), from its 20th after.
+      const flood = new TokenlessFlood({ base: s.server.base, from: '127.0.0.42', rate: 550, inFlight: 6, max: 20_000, ms: 60_000, warm: 100, warmAgain: 20 });
       const quiet: number[] = [];
       const flooded: number[] = [];
       const prober = new HealthProber(s.server.base, s.server.pid);
+      let sent: { sent: number; statuses: Record<string, number> };
+      let report: ProbeReport;
       try {
         for (let round = 0; round < 4; round++) {
           await scrapes(25, quiet);
-          flood.postMessage('flood');
-          await next(flood, 'flooding');
+          await flood.flood();
           await scrapes(25, flooded);
-          flood.postMessage('pause');
-          await next(flood, 'paused');
+          await flood.pause();
         }
-      } catch (err) {
-        await prober.stop();
-        throw err;
       } finally {
-        flood.postMessage('stop');
+        sent = await flood.stop();
+        report = await prober.stop();
         agent.destroy();
       }
-      const report = await prober.stop();
-      const [[sent, statuses]] = (await once(flood, 'message')) as [[number, Record<string, number>]];
+      const { statuses } = sent;
       const ratio = median(flooded) / median(quiet);
-      console.log(`      tenant p50 ${median(quiet).toFixed(1)} ms quiet, ${median(flooded).toFixed(1)} ms during ${sent} tokenless requests ${JSON.stringify(statuses)} (${ratio.toFixed(2)}x); /healthz worst ${report.worstMs.toFixed(0)} ms in ${report.probes} probes, peak RSS ${report.peakRssMb.toFixed(0)} MB`);
+      console.log(`      tenant p50 ${median(quiet).toFixed(1)} ms quiet, ${median(flooded).toFixed(1)} ms during ${sent.sent} tokenless requests ${JSON.stringify(statuses)} (${ratio.toFixed(2)}x); /healthz worst ${report.worstMs.toFixed(0)} ms in ${report.probes} probes, peak RSS ${report.peakRssMb.toFixed(0)} MB`);
       expect(Object.keys(statuses), 'every tokenless request is a 401').to.deep.equal(['401']);
       expect(ratio).to.be.below(FLOOD_RATIO);
       expect(report.worstMs).to.be.below(100);
