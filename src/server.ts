@@ -38,6 +38,8 @@ import { DashboardSessions } from './dashboard/dashboard-sessions.js';
 import { SessionUpkeep } from './dashboard/session-upkeep.js';
 import { SignInLimit } from './accounts/sign-in-limit.js';
 import { SignInFailuresSql } from './store/sign-in-failures-sql.js';
+import { OperatorAddressesSql } from './store/operator-addresses-sql.js';
+import { OperatorAddresses } from './accounts/operator-addresses.js';
 import { DashboardSessionsSql } from './store/dashboard-sessions-sql.js';
 import { keyFirst } from './api/key-first.js';
 import { bodyParsers, createApp } from './http/app.js';
@@ -208,14 +210,21 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const adminRoutes = await adminRouter.routes(bodyParsers(config.maxRequestBodyBytes, bodyBudget));
   const sessionsSql = new DashboardSessionsSql(db);
   const failuresSql = new SignInFailuresSql(db);
+  const operatorsSql = new OperatorAddressesSql(db);
   const sessionUpkeep = new SessionUpkeep({
     sessions: sessionsSql,
     failures: failuresSql,
     failureWindowMs: config.dashboard.signInWindowMs,
+    operators: operatorsSql,
     intervalMs: 60_000,
     onError: (err) => logger.warn({ err }, 'dashboard session upkeep failed; it runs again'),
   });
-  const signInLimit = new SignInLimit(failuresSql, { maxFailures: config.dashboard.signInMaxFailures, windowMs: config.dashboard.signInWindowMs });
+  const signInLimit = new SignInLimit(failuresSql, new OperatorAddresses(operatorsSql), {
+    maxFailures: config.dashboard.signInMaxFailures,
+    windowMs: config.dashboard.signInWindowMs,
+    globalMaxFailures: config.dashboard.signInGlobalMaxFailures,
+  });
+  metrics.watchSignIns(() => signInLimit.globalState());
   const dashboard = dashboardRouter({
     sessions: new DashboardSessions(sessionsSql, { ttlMs: config.dashboard.sessionTtlMs }),
     signInLimit,
@@ -229,7 +238,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   });
   const app = createApp({
     routes,
-    ops: opsRoutes(readiness, metrics),
+    ops: opsRoutes(readiness, metrics, config.metricsToken),
     drain,
     spec,
     logger,
@@ -237,7 +246,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
     dashboard,
-    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: () => metrics.adminAuthFailed() },
+    admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: (why) => metrics.adminAuthFailed(why), origin: config.dashboard.origin },
   });
 
   const server = app.listen(config.port, config.host);

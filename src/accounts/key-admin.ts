@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { components } from '../generated/admin-types.js';
 import { findPlan, type Catalog, type Plan } from '../config/catalog.js';
 import { InvalidIpEntryError, normalizeIpEntries } from '../net/ip-allow-list.js';
@@ -5,7 +6,7 @@ import { recordAudit, type AuditAction } from '../store/audit-log.js';
 import { ApiKeyStore, newSecret } from '../store/api-key-store.js';
 import type { KeyAdminStore, KeyColumns } from '../store/key-admin-store.js';
 import { allowedIpsColumn, type KeyRow } from '../store/key-row.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, type InvalidField } from '../errors/account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, SecretReplacedError, type InvalidField } from '../errors/account-errors.js';
 import { auditStateOf, keyRecordOf, type KeyRecord } from './key-record.js';
 
 export type NewKeyInput = components['schemas']['NewKey'];
@@ -24,6 +25,14 @@ export interface KeyAdminOptions {
 }
 
 const MAX_PAGE = 500;
+
+/**
+ * How long a user may keep their key's previous secret working when they rotate it themselves:
+ * the choices the dashboard offers. Only the operator gives other periods (the admin API, the CLI).
+ */
+export const OWN_ROTATION_GRACE_SECONDS: readonly number[] = [0, 3600, 86_400];
+
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /**
  * The rules of keys and plans, in one place: the admin API, the dashboard and the CLI all call
@@ -127,9 +136,35 @@ export class KeyAdmin {
   }
 
   /** A new secret; the previous one works `graceSeconds` longer (0: refused at once), one before it no more. */
-  async rotate(actor: Actor, id: number, graceSeconds: number): Promise<{ key: string; record: KeyRecord }> {
+  rotate(actor: Actor, id: number, graceSeconds: number): Promise<{ key: string; record: KeyRecord }> {
+    return this.rotateIf(actor, id, graceSeconds, () => undefined);
+  }
+
+  /**
+   * A user rotating their own key, from a session that stands on the secret whose hash is
+   * `secretHash`: only while that is the key's current secret (checked on the row locked for the
+   * change), so a secret in its grace period, or a session opened with one, cannot take the key
+   * over from its owner; and only with a grace the dashboard offers.
+   */
+  async rotateOwn(actor: `key:${string}`, id: number, graceSeconds: number, secretHash: string): Promise<{ key: string; record: KeyRecord }> {
+    if (!OWN_ROTATION_GRACE_SECONDS.includes(graceSeconds)) {
+      throw new InvalidAccountChangeError([{ field: ['grace_seconds'], msg: `must be one of ${OWN_ROTATION_GRACE_SECONDS.join(', ')}`, type: 'value_error.grace' }]);
+    }
+    return this.rotateIf(actor, id, graceSeconds, (row) => {
+      if (!sameHash(row.key_hash, secretHash)) throw new SecretReplacedError();
+    });
+  }
+
+  /** Whether `secretHash` is the key's current secret (not a previous one still in its grace period). */
+  async isCurrentSecret(id: number, secretHash: string): Promise<boolean> {
+    const row = await this.options.store.byId(id);
+    return row !== undefined && row.revoked_at === null && sameHash(row.key_hash, secretHash);
+  }
+
+  private async rotateIf(actor: Actor, id: number, graceSeconds: number, check: (row: KeyRow) => void): Promise<{ key: string; record: KeyRecord }> {
     const outcome = await this.options.store.change(id, (row) => {
       if (row.revoked_at !== null) throw new KeyRevokedError();
+      check(row);
       const secret = newSecret();
       const grace = graceSeconds > 0;
       return {

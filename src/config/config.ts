@@ -21,6 +21,28 @@ const cidrList = z
     }
   });
 
+/** A bearer token an operator chooses: long enough that guessing it is hopeless, and never shown in an error. */
+const bearerToken = z
+  .string()
+  .min(32, 'must be at least 32 characters')
+  .max(256)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+/** An origin (scheme, host, port): nothing else, so that it can be compared with a request's. */
+const origin = z.string().transform((text, ctx) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || text.endsWith('?') || text.endsWith('#')) {
+    ctx.addIssue({ code: 'custom', message: 'must be an origin such as https://admin.example.com (http or https, a host and an optional port, nothing else)' });
+    return z.NEVER;
+  }
+  return url.origin;
+});
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -32,15 +54,13 @@ const schema = z.object({
   ALLOW_PRIVATE_TARGETS: booleanFromEnv.default(false),
   TARGET_ALLOW_CIDRS: cidrList,
   TRUSTED_PROXIES: cidrList,
-  ADMIN_TOKEN: z
-    .string()
-    .min(16, 'must be at least 16 characters')
-    .max(256)
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
-    .optional(),
+  ADMIN_TOKEN: bearerToken.optional(),
+  METRICS_TOKEN: bearerToken.optional(),
+  DASHBOARD_ORIGIN: origin.optional(),
   DASHBOARD_SESSION_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(8 * 3600),
   SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  SIGN_IN_GLOBAL_MAX_FAILURES: z.coerce.number().int().min(1).max(100_000).default(100),
   BROWSER_GATEWAY_HOST: z.string().min(1).default('127.0.0.1'),
   PROXY_CONFIG: z.string().min(1).optional(),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
@@ -91,6 +111,8 @@ export interface Config {
   trustedProxies: Cidr[];
   /** The admin API's bearer token; undefined: every /admin path answers 404. Never logged. */
   adminToken: string | undefined;
+  /** The bearer token /metrics asks for; undefined: /metrics is open to whoever reaches it. Never logged. */
+  metricsToken: string | undefined;
   proxyConfigPath: string | undefined;
   /** How long after a sticky session's last request this instance forgets where a failover moved it. */
   sessionTtlMs: number;
@@ -118,6 +140,16 @@ export interface DashboardConfig {
   /** Failed sign-ins a client address may have within `signInWindowMs` before it gets 429. */
   signInMaxFailures: number;
   signInWindowMs: number;
+  /**
+   * Failed sign-ins (dashboard and admin API) from all addresses together within `signInWindowMs`
+   * past which the admin token is judged only from addresses it was used from before.
+   */
+  signInGlobalMaxFailures: number;
+  /**
+   * The origin the dashboard and the admin documents answer on alone, and the public API's
+   * scraping never does (`https://admin.example.com`); undefined: they share the API's origin.
+   */
+  origin: string | undefined;
 }
 
 export interface LedgerConfig {
@@ -154,7 +186,7 @@ export interface BrowserConfig {
 export class ConfigError extends Error {}
 
 /** Variables that may hold a secret (a token, a database password): an error never repeats their value. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL']);
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 /** Reads and validates the environment once; everything else receives the result. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
@@ -175,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     targetAllowCidrs: e.TARGET_ALLOW_CIDRS,
     trustedProxies: e.TRUSTED_PROXIES,
     adminToken: e.ADMIN_TOKEN,
+    metricsToken: e.METRICS_TOKEN,
     proxyConfigPath: e.PROXY_CONFIG,
     sessionTtlMs: e.SESSION_TTL_SECONDS * 1000,
     plansConfigPath: e.PLANS_CONFIG,
@@ -196,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       sessionTtlMs: e.DASHBOARD_SESSION_SECONDS * 1000,
       signInMaxFailures: e.SIGN_IN_MAX_FAILURES,
       signInWindowMs: e.SIGN_IN_WINDOW_SECONDS * 1000,
+      signInGlobalMaxFailures: e.SIGN_IN_GLOBAL_MAX_FAILURES,
+      origin: e.DASHBOARD_ORIGIN,
     },
     browser: {
       poolSize: e.BROWSER_POOL_SIZE ?? defaultPoolSize(),

@@ -8,5 +8,5 @@ import { inQuery, toApiError } from '../errors/to-api-error.js';
 export function formError(err: unknown): { status: number; message: string } | undefined {
   const apiError = toApiError(err, inQuery, 0);
   if (!apiError || apiError.status >= 500) return undefined;
-  return { status: apiError.status, message: apiError.message.replace(/\bbody\./g, '') };
+  return { status: apiError.status, message: apiError.message.replace(/\b(body|query)\./g, '') };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { cameOverHttps } from './request-scheme.js';
+import { cameOverHttps } from '../http/request-scheme.js';
 
 declare global {
   namespace Express {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { cameOverHttps } from './request-scheme.js';
+import { cameOverHttps } from '../http/request-scheme.js';
 
 export const SESSION_COOKIE = 'scrapegate_session';
 const COOKIE_PATH = '/dashboard';

@@ -1,11 +1,14 @@
 import type { DashboardSessionsSql } from '../store/dashboard-sessions-sql.js';
 import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
+import type { OperatorAddressesSql } from '../store/operator-addresses-sql.js';
+import { OPERATOR_ADDRESS_MEMORY_MS } from '../accounts/operator-addresses.js';
 
 /** Batches one pass may delete of each table, so that a pass never holds the database long. */
 const MAX_BATCHES = 20;
 
 /**
- * Deletes expired sessions and sign-in failures that left the window, on a timer of its own: an
+ * Deletes expired sessions, sign-in failures that left the window and operator addresses not
+ * used for 30 days, on a timer of its own: an
  * attack that never signs in still has its rows removed. Every instance runs it; deleting what
  * another instance deleted first is harmless.
  */
@@ -18,6 +21,7 @@ export class SessionUpkeep {
       sessions: DashboardSessionsSql;
       failures: SignInFailuresSql;
       failureWindowMs: number;
+      operators: OperatorAddressesSql;
       intervalMs: number;
       onError: (err: unknown) => void;
       now?: () => number;
@@ -34,6 +38,7 @@ export class SessionUpkeep {
     const now = (this.parts.now ?? Date.now)();
     for (let i = 0; i < MAX_BATCHES && (await this.parts.sessions.pruneExpired(now)) > 0; i++);
     for (let i = 0; i < MAX_BATCHES && (await this.parts.failures.pruneBefore(now - this.parts.failureWindowMs)) > 0; i++);
+    for (let i = 0; i < MAX_BATCHES && (await this.parts.operators.pruneBefore(now - OPERATOR_ADDRESS_MEMORY_MS)) > 0; i++);
   }
 
   async stop(): Promise<void> {

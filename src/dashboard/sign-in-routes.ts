@@ -9,6 +9,7 @@ import { errorPage } from './pages/error-page.js';
 import { signInPage } from './pages/sign-in-page.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie } from './session-cookie.js';
 import { nobody } from './visits.js';
+import type { Refusal } from '../accounts/sign-in-limit.js';
 
 const MAX_SECRET_LENGTH = 256;
 
@@ -16,7 +17,9 @@ const MAX_SECRET_LENGTH = 256;
  * Sign-in and sign-out. A sign-in opens a new session whatever the browser had (no fixation);
  * the secret comes in the POST body and is never repeated, logged or kept: a key's session
  * stands on the key's hash, an admin session on the token's digest. Both end the browser's
- * previous session by its cookie alone, whoever it stood for and wherever it is used from.
+ * previous session by its cookie alone, whoever it stood for and wherever it is used from. A
+ * key's previous secret, still in its grace period after a rotation, authenticates API calls
+ * only: it does not sign in (whoever leaked it cannot take the key over from here).
  */
 export function signInRoutes(parts: DashboardParts, form: express.RequestHandler): express.Router {
   const router = express.Router();
@@ -26,18 +29,39 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
   };
   const refuse = (res: express.Response, status: number, text: string) => void res.status(status).type('html').send(String(signInPage(nobody(res), text)));
 
+  const tooMany = (res: express.Response, refusal: Refusal) => {
+    parts.metrics.signInFailed(refusal.scope === 'global' ? 'global' : 'limited');
+    res.setHeader('Retry-After', String(refusal.waitSeconds));
+    const minutes = Math.ceil(refusal.waitSeconds / 60);
+    const why = refusal.scope === 'global'
+      ? 'Too many failed sign-ins from many addresses: for now the admin token is accepted only from addresses it was used from before.'
+      : 'Too many failed sign-ins from your address.';
+    refuse(res, 429, `${why} Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+  };
+
   router.post('/sign-in', form, async (req, res) => {
+    const secret = field(req.body, 'secret')?.trim() ?? '';
+    // No secret, no attempt: nothing is counted or asked of the database (any page can post an empty form).
+    if (secret === '') {
+      parts.metrics.signInFailed('invalid');
+      return refuse(res, 401, 'Enter your API key or the admin token.');
+    }
     const client = clientAddressOf(req);
-    const who = await identify(parts, field(req.body, 'secret')?.trim() ?? '', client);
-    // The secret is judged first; only a wrong one counts against the client (sign-in-limit.ts).
-    const waitSeconds = who.kind === 'refused' ? await parts.signInLimit.failed(client) : await parts.signInLimit.blocked(client);
-    if (waitSeconds !== undefined) {
-      parts.metrics.signInFailed('limited');
-      res.setHeader('Retry-After', String(waitSeconds));
-      const minutes = Math.ceil(waitSeconds / 60);
-      return refuse(res, 429, `Too many failed sign-ins from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    // Refused before the secret is judged: the answer and its cost are the same for the right one and a wrong one.
+    const refused = await parts.signInLimit.admit(client);
+    if (refused?.scope === 'address') return tooMany(res, refused);
+    // Past the global limit the admin token is not judged from here; a key still signs in.
+    const who = await identify(parts, secret, client, refused === undefined);
+    if (refused && who.kind !== 'key') return tooMany(res, refused);
+    if (who.kind === 'refused' || who.kind === 'replaced') {
+      const limited = await parts.signInLimit.failed(client);
+      if (limited) return tooMany(res, limited);
     }
     await endCurrent(req);
+    if (who.kind === 'replaced') {
+      parts.metrics.signInFailed('invalid');
+      return refuse(res, 401, 'This secret was replaced by a rotation: it still works for API calls until its grace period ends, but it cannot sign in. Sign in with the key\'s current secret.');
+    }
     if (who.kind === 'refused') {
       if (who.error instanceof IpRestrictedError) {
         parts.metrics.signInFailed('ip_restricted');
@@ -46,6 +70,7 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
       parts.metrics.signInFailed('invalid');
       return refuse(res, 401, 'That is not a valid API key or admin token.');
     }
+    if (who.kind === 'admin') await parts.signInLimit.succeeded(client);
     const started = who.kind === 'admin'
       ? await parts.sessions.start('admin', null, adminCredentialHash(who.token))
       : await parts.sessions.start('key', who.keyId, who.keyHash);
@@ -71,17 +96,24 @@ export function signInRoutes(parts: DashboardParts, form: express.RequestHandler
 type Identity =
   | { kind: 'admin'; token: string }
   | { kind: 'key'; keyId: number; keyHash: string }
+  /** A previous secret of the key, still in its grace period: it authenticates API calls, nothing more. */
+  | { kind: 'replaced' }
   | { kind: 'refused'; error: InvalidKeyError | IpRestrictedError };
 
-/** Whom the secret stands for, from this address; a key restricted to other addresses is refused. */
-async function identify(parts: DashboardParts, secret: string, client: string): Promise<Identity> {
-  if (parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
-  if (secret === '' || secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
+/**
+ * Whom the secret stands for, from this address; a key restricted to other addresses is refused.
+ * `judgeAdmin` false: the admin token is not compared (the global limit holds for this client).
+ */
+async function identify(parts: DashboardParts, secret: string, client: string, judgeAdmin: boolean): Promise<Identity> {
+  if (judgeAdmin && parts.adminToken !== undefined && sameSecret(secret, parts.adminToken)) return { kind: 'admin', token: parts.adminToken };
+  if (secret.length > MAX_SECRET_LENGTH) return { kind: 'refused', error: new InvalidKeyError() };
   const keyHash = hashApiKey(secret);
+  let keyId: number;
   try {
-    return { kind: 'key', keyId: (await parts.billing.accountByHash(keyHash, client)).id, keyHash };
+    keyId = (await parts.billing.accountByHash(keyHash, client)).id;
   } catch (err) {
     if (err instanceof InvalidKeyError || err instanceof IpRestrictedError) return { kind: 'refused', error: err };
     throw err;
   }
+  return (await parts.keyAdmin.isCurrentSecret(keyId, keyHash)) ? { kind: 'key', keyId, keyHash } : { kind: 'replaced' };
 }

@@ -11,14 +11,20 @@ import type { Visit } from './visits.js';
 
 type KeyVisit = Visit & { identity: { role: 'key' } };
 
-/** A user on their own key: its page, and its rotation (audited as `key:<prefix>`). */
+/**
+ * A user on their own key: its page, and its rotation (audited as `key:<prefix>`), which only a
+ * session standing on the key's current secret may make, with a grace the page offers.
+ */
 export function userRoutes(parts: DashboardParts, visitOfRequest: (res: express.Response) => Visit): { page: express.RequestHandler; router: express.Router } {
   const now = () => (parts.now ?? Date.now)();
 
   async function render(res: express.Response, error?: { status: number; message: string }): Promise<void> {
     const visit = visitOfRequest(res) as KeyVisit;
-    const key = await parts.keyAdmin.get(visit.identity.account.id);
-    const page = userPage(visit.viewer, await accountView(parts.reports, key, now()), parts.sessions.newFormId(), error?.message);
+    const id = visit.identity.account.id;
+    const [key, current] = await Promise.all([parts.keyAdmin.get(id), parts.keyAdmin.isCurrentSecret(id, visit.session.credentialHash)]);
+    // A session opened with a secret rotated away since may still look (until its grace ends), not rotate.
+    const formId = current ? parts.sessions.newFormId() : undefined;
+    const page = userPage(visit.viewer, await accountView(parts.reports, key, now()), formId, error?.message);
     res.status(error?.status ?? 200).type('html').send(String(page));
   }
 
@@ -33,7 +39,7 @@ export function userRoutes(parts: DashboardParts, visitOfRequest: (res: express.
         throw new ConflictError('This form was sent already (the page was reloaded, or sent twice): the key was not rotated again.');
       }
       const body = parts.validate('adminRotateKey', { path: { id: String(account.id) }, body: rotateBody(req.body) }) as { grace_seconds: number };
-      rotated = await parts.keyAdmin.rotate(`key:${account.prefix}`, account.id, body.grace_seconds);
+      rotated = await parts.keyAdmin.rotateOwn(`key:${account.prefix}`, account.id, body.grace_seconds, visit.session.credentialHash);
     } catch (err) {
       const shown = formError(err);
       if (!shown) throw err;

@@ -32,8 +32,9 @@ export interface VisitParts {
 /**
  * Who a request is, decided again on every request from what the session stands on: an admin
  * session only while ADMIN_TOKEN is still the token it was opened with, a key's only while that
- * secret is the key's (or its previous one, within a rotation's grace) and the key is not revoked,
- * and from where the key may be used. A session that stands on nothing any more is ended at once.
+ * secret is the key's (or its previous one, within a rotation's grace: such a session may look,
+ * not change the key, user-routes.ts) and the key is not revoked, and from where the key may be
+ * used. A session that stands on nothing any more is ended at once.
  * IpRestrictedError (the key is used from elsewhere) goes to the caller: the session stays.
  */
 export async function visitOf(parts: VisitParts, req: Request, res: Response): Promise<Visit | undefined> {

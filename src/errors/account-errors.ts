@@ -18,6 +18,16 @@ export class KeyRevokedError extends AccountError {
   }
 }
 
+/**
+ * A dashboard session stands on a secret that is no longer the key's current one (a previous
+ * secret in its grace period only authenticates API calls): it may not change the key.
+ */
+export class SecretReplacedError extends AccountError {
+  constructor() {
+    super('This session was opened with a secret of the key that has been replaced since. Sign in with the key\'s current secret to rotate it.');
+  }
+}
+
 /** A field of a change or a query that the rules refuse; `field` is its path from the body or query. */
 export interface InvalidField {
   field: [string, ...Array<string | number>];

@@ -17,7 +17,7 @@ import {
   TargetUnreachableError,
 } from './engine-errors.js';
 import { ExtractRulesError } from './extract-rules-error.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, AccountError } from './account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, AccountError, SecretReplacedError } from './account-errors.js';
 import { InvalidValueError } from './invalid-value-error.js';
 
 /** Where an operation's parameter stands in the request: `['query', 'url']`, `['body', 'browser']`. */
@@ -72,6 +72,7 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
 function fromAccount(err: AccountError, locate: ParamLocator): ApiError {
   if (err instanceof KeyNotFoundError) return new NotFoundError(err.message);
   if (err instanceof KeyRevokedError) return new ConflictError(err.message);
+  if (err instanceof SecretReplacedError) return new ForbiddenError(err.message);
   if (err instanceof InvalidAccountChangeError) {
     return new UnprocessableEntityError(err.issues.map(({ field: [name, ...rest], msg, type }) => ({ loc: [...locate(name), ...rest], msg, type })));
   }

@@ -447,7 +447,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The `Authorization` header is missing, or its bearer token is not the server's `ADMIN_TOKEN`. */
+        /** @description The `Authorization` header is missing, or its bearer token is not the server's `ADMIN_TOKEN`. A request without a bearer token counts as no attempt (any web page can make a browser send one); a wrong token counts as a failed sign-in of its client address. */
         Unauthorized: {
             headers: {
                 /** @example Bearer */
@@ -491,7 +491,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many requests with a wrong admin token (or failed dashboard sign-ins) from this client address: by default 10 in 15 minutes (SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_SECONDS). Every request from it is refused, the right token included, until `Retry-After` seconds have passed. */
+        /** @description Too many requests with a wrong admin token (or failed dashboard sign-ins) from this client address: by default 10 in 15 minutes (SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_SECONDS); or from all addresses together, by default 100 in the same window (SIGN_IN_GLOBAL_MAX_FAILURES), when the token was never accepted from this address in the last 30 days. Every request with a token is then refused before the token is judged, the right one included, until `Retry-After` seconds have passed. */
         TooManyRequests: {
             headers: {
                 /**

@@ -8,8 +8,9 @@ import type { Metrics } from '../observability/metrics.js';
 import { accessLog } from './access-log.js';
 import type { BodyBudget } from './body-budget.js';
 import { bodyReader } from './body-reader.js';
-import { adminAuth, type GuessLimit } from './admin-auth.js';
+import { adminAuth, type AdminAuthRefusal, type GuessLimit } from './admin-auth.js';
 import { contentSafety } from './content-safety.js';
+import { dashboardOrigin } from './dashboard-origin.js';
 import type { Drain } from './drain.js';
 import type { SpecAssets } from './spec-assets.js';
 
@@ -35,7 +36,9 @@ export interface AppParts {
     token: string | undefined;
     /** Wrong tokens count as failed sign-ins of their client (429 past the limit). */
     guessLimit: GuessLimit;
-    onAuthFailure: () => void;
+    onAuthFailure: (why: AdminAuthRefusal) => void;
+    /** DASHBOARD_ORIGIN: the operator's pages (dashboard, admin documents) answer there alone, the public API never. */
+    origin: string | undefined;
   };
 }
 
@@ -52,6 +55,7 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.use(drain.track());
   app.use(accessLog(logger, metrics));
   app.use(contentSafety());
+  app.use(dashboardOrigin(admin.origin));
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
   // Every /admin path passes the token's gate before its routes (or the 404 of an unknown one).

@@ -10,6 +10,12 @@ export interface PoolGauges {
   retired: number;
 }
 
+/** The sign-in limit's state across every client address (accounts/sign-in-limit.ts). */
+export interface SignInGauges {
+  failures: number;
+  limited: boolean;
+}
+
 /**
  * The service's Prometheus metrics, on a registry of their own (never prom-client's global one,
  * so two servers in one process, as in tests, do not share counts). Labels are closed sets — an
@@ -29,9 +35,11 @@ export class Metrics {
   private readonly ipRefusals: Counter;
   private readonly adminActions: Counter<'action'>;
   private readonly adminAuthFailures: Counter;
+  private readonly adminAuthLimited: Counter<'scope'>;
   private readonly signInFailures: Counter<'reason'>;
   private readonly cancellations: Counter;
   private pool: () => PoolGauges | undefined = () => undefined;
+  private signIns: () => SignInGauges | undefined = () => undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -99,9 +107,15 @@ export class Metrics {
       help: 'Requests to the admin API refused with 401 (no token, or the wrong one)',
       registers,
     });
+    this.adminAuthLimited = new Counter({
+      name: 'scrapegate_admin_auth_limited_total',
+      help: 'Requests to the admin API refused with 429 before their token was judged, by scope (address: too many wrong tokens from the client; global: from all clients, and the token was never used from this one)',
+      labelNames: ['scope'],
+      registers,
+    });
     this.signInFailures = new Counter({
       name: 'scrapegate_dashboard_sign_in_failures_total',
-      help: 'Dashboard sign-ins refused, by reason (invalid: no such key or token; ip_restricted: a key used from elsewhere; limited: 429, too many failures)',
+      help: 'Dashboard sign-ins refused, by reason (invalid: no such key or token; ip_restricted: a key used from elsewhere; limited: 429, too many failures from the client; global: 429, too many from all clients, for the admin token)',
       labelNames: ['reason'],
       registers,
     });
@@ -109,6 +123,25 @@ export class Metrics {
       name: 'scrapegate_client_cancellations_total',
       help: 'Scrapes abandoned, uncharged, because their caller closed the connection before the answer',
       registers,
+    });
+    const readSignIns = () => this.signIns();
+    new Gauge({
+      name: 'scrapegate_sign_in_global_failures',
+      help: 'Failed sign-ins (dashboard and admin API) from all client addresses within the sign-in window, as this instance last counted them (up to twice SIGN_IN_GLOBAL_MAX_FAILURES)',
+      registers,
+      collect(this: Gauge) {
+        const state = readSignIns();
+        if (state) this.set(state.failures);
+      },
+    });
+    new Gauge({
+      name: 'scrapegate_sign_in_global_limited',
+      help: '1 while the global limit of failed sign-ins holds: the admin token is then judged only from addresses it was used from before',
+      registers,
+      collect(this: Gauge) {
+        const state = readSignIns();
+        if (state) this.set(state.limited ? 1 : 0);
+      },
     });
     const poolGauges: Array<[string, string, (s: PoolGauges) => number]> = [
       ['scrapegate_browser_pool_sessions', 'Live browser sessions in the pool', (s) => s.size],
@@ -134,6 +167,11 @@ export class Metrics {
   /** The browser pool's numbers are read when /metrics is scraped, not pushed on every change. */
   watchPool(stats: () => PoolGauges): void {
     this.pool = stats;
+  }
+
+  /** The sign-in limit's global state is read when /metrics is scraped. */
+  watchSignIns(state: () => SignInGauges): void {
+    this.signIns = state;
   }
 
   requestAnswered(endpoint: string, method: string, status: number): void {
@@ -176,11 +214,13 @@ export class Metrics {
     this.adminActions.inc({ action });
   }
 
-  adminAuthFailed(): void {
-    this.adminAuthFailures.inc();
+  /** A request the admin gate refused: 401, or 429 by the sign-in limit's scope. */
+  adminAuthFailed(why: 'unauthorized' | 'address' | 'global'): void {
+    if (why === 'unauthorized') this.adminAuthFailures.inc();
+    else this.adminAuthLimited.inc({ scope: why });
   }
 
-  signInFailed(reason: 'invalid' | 'ip_restricted' | 'limited'): void {
+  signInFailed(reason: 'invalid' | 'ip_restricted' | 'limited' | 'global'): void {
     this.signInFailures.inc({ reason });
   }
 

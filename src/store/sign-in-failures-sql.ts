@@ -3,7 +3,7 @@ import type { Database } from './database.js';
 
 const BATCH = 500;
 
-/** Failed dashboard sign-ins per client, shared by every instance. */
+/** Failed sign-ins (dashboard and admin API) per client, shared by every instance. */
 export class SignInFailuresSql {
   private readonly knex: Knex;
 
@@ -29,6 +29,22 @@ export class SignInFailuresSql {
   /** When the client's failure at `offset` (0: the oldest) since `since` happened. */
   async atSince(client: string, since: number, offset: number): Promise<number | undefined> {
     const row = (await this.knex('sign_in_failures').select('at').where({ client }).andWhere('at', '>=', since).orderBy('at').offset(offset).first()) as { at: number | string } | undefined;
+    return row === undefined ? undefined : Number(row.at);
+  }
+
+  /**
+   * Failures of every client since `since`, counted up to `cap` only: the answer costs at most
+   * `cap` index entries however many addresses an attack comes from.
+   */
+  async countAllSince(since: number, cap: number): Promise<number> {
+    const capped = this.knex('sign_in_failures').select('id').where('at', '>=', since).limit(cap).as('capped');
+    const row = (await this.knex.from(capped).count({ count: '*' }).first()) as { count: number | string } | undefined;
+    return Number(row?.count ?? 0);
+  }
+
+  /** When the failure at `offset` (0: the oldest) of every client since `since` happened. */
+  async atSinceAll(since: number, offset: number): Promise<number | undefined> {
+    const row = (await this.knex('sign_in_failures').select('at').where('at', '>=', since).orderBy('at').offset(offset).first()) as { at: number | string } | undefined;
     return row === undefined ? undefined : Number(row.at);
   }
 

@@ -76,20 +76,42 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUSTED_PROXIES: '203.0.113.0/24, lb.internal' })).to.throw(ConfigError, /TRUSTED_PROXIES.*"lb\.internal" is not a CIDR range/);
   });
 
-  it('takes ADMIN_TOKEN only long enough and without spaces, and never names its value in an error', () => {
+  it('takes ADMIN_TOKEN and METRICS_TOKEN only 32 characters long or more and without spaces, and never names their values in an error', () => {
     expect(loadConfig({}).adminToken, 'no admin API unless configured').to.equal(undefined);
-    expect(loadConfig({ ADMIN_TOKEN: 'a-long-enough-token' }).adminToken).to.equal('a-long-enough-token');
-    for (const bad of ['short-secret', 'has a space in it here', 'tab\there-and-long-enough']) {
-      let message = '';
-      expect(() => {
-        try {
-          loadConfig({ ADMIN_TOKEN: bad });
-        } catch (err) {
-          message = (err as Error).message;
-          throw err;
-        }
-      }).to.throw(ConfigError, /ADMIN_TOKEN/);
-      expect(message).not.to.contain(bad);
+    expect(loadConfig({}).metricsToken, 'open metrics unless configured').to.equal(undefined);
+    const long = 'a-long-enough-token-of-32-chars!';
+    expect(long).to.have.length(32);
+    expect(loadConfig({ ADMIN_TOKEN: long }).adminToken).to.equal(long);
+    expect(loadConfig({ METRICS_TOKEN: long }).metricsToken).to.equal(long);
+    for (const name of ['ADMIN_TOKEN', 'METRICS_TOKEN']) {
+      for (const bad of [long.slice(1), 'a-sixteen-chars!', 'has a space in it here and is long enough', 'tab\there-and-long-enough-to-pass-the-length']) {
+        let message = '';
+        expect(() => {
+          try {
+            loadConfig({ [name]: bad });
+          } catch (err) {
+            message = (err as Error).message;
+            throw err;
+          }
+        }, `${name}=${bad}`).to.throw(ConfigError, new RegExp(name));
+        expect(message).not.to.contain(bad);
+      }
+    }
+  });
+
+  it('reads the sign-in limits: 10 failures per client and 100 from all clients in 15 minutes by default', () => {
+    expect(loadConfig({}).dashboard).to.include({ signInMaxFailures: 10, signInWindowMs: 900_000, signInGlobalMaxFailures: 100 });
+    expect(loadConfig({ SIGN_IN_MAX_FAILURES: '5', SIGN_IN_WINDOW_SECONDS: '60', SIGN_IN_GLOBAL_MAX_FAILURES: '20' }).dashboard).to.include({ signInMaxFailures: 5, signInWindowMs: 60_000, signInGlobalMaxFailures: 20 });
+    for (const bad of ['0', '100001', 'many']) expect(() => loadConfig({ SIGN_IN_GLOBAL_MAX_FAILURES: bad })).to.throw(ConfigError, /SIGN_IN_GLOBAL_MAX_FAILURES/);
+  });
+
+  it('reads DASHBOARD_ORIGIN as an origin (none by default), refusing anything more or less than one', () => {
+    expect(loadConfig({}).dashboard.origin, 'the dashboard shares the API\'s origin unless configured').to.equal(undefined);
+    expect(loadConfig({ DASHBOARD_ORIGIN: 'https://Admin.Example.com' }).dashboard.origin).to.equal('https://admin.example.com');
+    expect(loadConfig({ DASHBOARD_ORIGIN: 'https://admin.example.com:443/' }).dashboard.origin).to.equal('https://admin.example.com');
+    expect(loadConfig({ DASHBOARD_ORIGIN: 'http://127.0.0.1:9090' }).dashboard.origin).to.equal('http://127.0.0.1:9090');
+    for (const bad of ['admin.example.com', 'ftp://admin.example.com', 'https://admin.example.com/dashboard', 'https://user:pw@admin.example.com', 'https://admin.example.com/?x=1', 'https://admin.example.com#top', 'https://']) {
+      expect(() => loadConfig({ DASHBOARD_ORIGIN: bad }), bad).to.throw(ConfigError, /DASHBOARD_ORIGIN.*must be an origin/);
     }
   });
 });

@@ -9,7 +9,7 @@ import { ServerProcess } from '../helpers/server-process.js';
 import { adminOperationOf, expectMatchesAdminSpec, expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
 
-const TOKEN = 'test-admin-token-7f3c9a1e5b';
+const TOKEN = 'test-admin-token-7f3c9a1e5b-0d4e8a2c';
 const run = promisify(execFile);
 
 /** GET with a bearer token from a client socket bound to `localAddress`: another loopback address is another client. */

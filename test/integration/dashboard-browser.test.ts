@@ -11,7 +11,7 @@ import { testBrowser } from '../helpers/test-browser.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const TOKEN = 'dashboard-browser-token-3d9f0a';
+const TOKEN = 'dashboard-browser-token-3d9f0a-6b2e8c41';
 const DAY_MS = 86_400_000;
 
 interface KeyWithSecret {

@@ -6,7 +6,7 @@ import { eventually } from '../helpers/eventually.js';
 import { ServerProcess } from '../helpers/server-process.js';
 import { useSuite } from '../helpers/suite.js';
 
-const TOKEN = 'dashboard-admin-token-5e1b7c';
+const TOKEN = 'dashboard-admin-token-5e1b7c-9a3f1d07';
 
 interface KeyWithSecret {
   id: number;

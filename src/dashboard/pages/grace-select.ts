@@ -1,11 +1,14 @@
+import { OWN_ROTATION_GRACE_SECONDS } from '../../accounts/key-admin.js';
 import { html, type SafeHtml } from '../html.js';
 
-/** The choices of how long a rotated secret keeps working, in seconds. */
-const GRACE_CHOICES: Array<[number, string]> = [
+const GRACE_TEXT = new Map<number, string>([
   [0, 'Stop it at once'],
   [3600, 'Keep it working for 1 hour'],
   [86_400, 'Keep it working for 24 hours'],
-];
+]);
+
+/** The choices of how long a rotated secret keeps working, in seconds: those a user's rotation accepts (key-admin.ts). */
+const GRACE_CHOICES: Array<[number, string]> = OWN_ROTATION_GRACE_SECONDS.map((s) => [s, GRACE_TEXT.get(s) ?? `Keep it working for ${s} seconds`]);
 
 /** The rotation form's fields: the grace, and the form's one-use id (a reload does not rotate twice). */
 export function rotationFields(formId: string): SafeHtml {

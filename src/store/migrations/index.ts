@@ -7,6 +7,7 @@ import * as allowedIps from './005-allowed-ips.js';
 import * as rotationAndAudit from './006-rotation-and-audit.js';
 import * as usageRefusals from './007-usage-refusals.js';
 import * as dashboard from './008-dashboard.js';
+import * as operatorAddresses from './009-operator-addresses.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '006-rotation-and-audit': rotationAndAudit,
   '007-usage-refusals': usageRefusals,
   '008-dashboard': dashboard,
+  '009-operator-addresses': operatorAddresses,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
