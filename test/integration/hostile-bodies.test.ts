@@ -26,11 +26,12 @@ describe('hostile request bodies', function () {
   });
 
   it('300 keyless uploads of 10 MiB − 1 held open get 422 at once, and the server buffers none of them', async () => {
-    // The connections open over 1.5 s, as a client's pool opens them; each then writes as fast as it can.
+    // The connections open over 1.5 s, as a client's pool opens them; each then writes its body at
+    // 12.5 MiB/s (which would fill the old server with the 3 GB of all of them within a second).
     const prober = new HealthProber(s.server.base, s.server.pid);
     const target = encodeURIComponent(s.target.url('/echo'));
     const head = `POST /v2/general?url=${target}&browser=false HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n`;
-    const sent = await uploads({ port: s.server.port, head, count: 300, declared: TEN_MIB - 1, shortBy: 1, holdMs: 20_000, spreadMs: 1_500 });
+    const sent = await uploads({ port: s.server.port, head, count: 300, declared: TEN_MIB - 1, shortBy: 1, holdMs: 20_000, spreadMs: 1_500, paceMs: 20 });
     const report = await prober.stop();
     expect(sent.map((u) => u.status).filter((status) => status !== 422), 'answers other than 422').to.deep.equal([]);
     expect(Math.max(...sent.map((u) => u.elapsedMs)), 'slowest answer (ms)').to.be.below(10_000);

@@ -22,6 +22,8 @@ export interface RawUploads {
   holdMs: number;
   /** The connections open one after another over this long (0: all at once). */
   spreadMs?: number;
+  /** Write the body 256 KiB at a time, this long apart (0: as fast as the server takes it). */
+  paceMs?: number;
 }
 
 /**
@@ -29,14 +31,15 @@ export interface RawUploads {
  * takes it, stopping `shortBy` bytes before its end (as an attacker holding the request open
  * does). Resolves when the server answers and closes, or after `holdMs`.
  */
-function upload({ port, head, declared, shortBy, holdMs }: RawUploads): Promise<Upload> {
+function upload({ port, head, declared, shortBy, holdMs, paceMs }: RawUploads): Promise<Upload> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = net.connect({ host: '127.0.0.1', port });
     let sent = 0;
     let answer = '';
     let ended = false;
-    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const paced = (paceMs ?? 0) > 0;
+    const chunk = Buffer.alloc(paced ? 256 * 1024 : 64 * 1024, 0x61);
     const finish = () => {
       if (ended) return;
       ended = true;
@@ -51,7 +54,9 @@ function upload({ port, head, declared, shortBy, holdMs }: RawUploads): Promise<
       while (!ended && sent < declared - shortBy) {
         const part = chunk.subarray(0, Math.min(chunk.length, declared - shortBy - sent));
         sent += part.length;
-        if (!socket.write(part)) return void socket.once('drain', pump);
+        const flushed = socket.write(part);
+        if (paced) return void setTimeout(() => (flushed ? pump() : socket.once('drain', pump)), paceMs);
+        if (!flushed) return void socket.once('drain', pump);
       }
     };
     socket.on('connect', () => {
