@@ -1,22 +1,26 @@
 import { ExtractRulesError, type ExtractRulesIssue } from '../../errors/extract-rules-error.js';
-import { extract, type Extracted } from '../../extract/extract.js';
+import { extract } from '../../extract/extract.js';
 import type { ExtractRules } from '../../extract/extract-rules.js';
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../../markdown/html-to-markdown.js';
 import { pageText } from '../page-text.js';
 
-/** An extraction's result, or why the rules could not be applied: a worker's reply carries data, not error classes. */
-export type ExtractOutcome = { ok: true; value: Extracted } | { ok: false; issues: ExtractRulesIssue[] };
+/**
+ * An extraction's result as JSON text, or why the rules could not be applied: a worker's reply
+ * carries data, not error classes. Text, because a result of thousands of objects would otherwise
+ * be rebuilt (structured clone) and serialized again on the event loop.
+ */
+export type ExtractOutcome = { ok: true; json: string } | { ok: false; issues: ExtractRulesIssue[] };
 
 function extractTask(input: { html: string; rules: ExtractRules }): ExtractOutcome {
   try {
-    return { ok: true, value: extract(input.html, input.rules) };
+    return { ok: true, json: JSON.stringify(extract(input.html, input.rules)) };
   } catch (err) {
     if (err instanceof ExtractRulesError) return { ok: false, issues: err.issues };
     throw err;
   }
 }
 
-/** The HTML work an answer may need, by name: pure functions of their input, run inline or in a worker. */
+/** The HTML work an answer may need, by name: pure functions of their input, run in a worker thread. */
 export const HTML_TASKS = {
   text: (html: string): string => pageText(html),
   markdown: (input: HtmlToMarkdownInput): string => htmlToMarkdown(input),
@@ -33,4 +37,5 @@ export interface HtmlTaskMessage {
   input: unknown;
 }
 
-export type HtmlTaskReply = { id: number; output: unknown } | { id: number; error: string };
+/** A task's output or error; `ready` once the thread has loaded and listens (its tasks' time starts then). */
+export type HtmlTaskReply = { id: number; output: unknown } | { id: number; error: string } | { ready: true };

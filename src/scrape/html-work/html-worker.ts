@@ -12,3 +12,4 @@ parentPort?.on('message', (message: HtmlTaskMessage) => {
   }
   parentPort?.postMessage(reply);
 });
+parentPort?.postMessage({ ready: true } satisfies HtmlTaskReply);
