@@ -191,7 +191,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   ]);
   const spec = loadSpecAssets();
   const adminSpec = loadSpecAssets(undefined, 'admin');
-  const htmlWorkers = new HtmlWorkers();
+  const htmlWorkers = new HtmlWorkers(config.htmlWork);
   const parsers = bodyParsers(config.maxRequestBodyBytes);
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
