@@ -1,6 +1,5 @@
 import type { OperationHandler } from '../api/operations.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
-import { parseExtractRules } from '../extract/extract-rules.js';
 import { recordCost, recordRequestId } from '../http/answer-locals.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
@@ -18,7 +17,7 @@ export function v2Extended(service: ScrapeService, answers: PageAnswers): Operat
       if (!request.browser) throw new InvalidValueError('screenshot', 'a screenshot needs browser=true', 'value_error.screenshot');
       request.capture = WINDOW_SCREENSHOT;
     }
-    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
+    const rules = v.query.extract_rules === undefined ? undefined : await answers.rules(v.query.extract_rules, apiKey);
     const { answer, page, cost } = await service.scrape(apiKey, request, (p, owner) => answers.extendedJson(p, owner, rules), (id) => recordRequestId(res, id));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));

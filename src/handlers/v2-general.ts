@@ -1,5 +1,4 @@
 import type { OperationHandler } from '../api/operations.js';
-import { parseExtractRules } from '../extract/extract-rules.js';
 import type { FetchedPage } from '../fetchers/fetcher.js';
 import { recordCost, recordRequestId } from '../http/answer-locals.js';
 import type { HtmlWorkOwner } from '../scrape/html-work/html-workers.js';
@@ -14,9 +13,9 @@ import { v2ScrapeRequest, type V2GeneralOperation } from './v2-scrape-request.js
  */
 export function v2General(service: ScrapeService, answers: PageAnswers): OperationHandler<V2GeneralOperation> {
   return async (v, req, res) => {
+    const { apiKey, request } = v2ScrapeRequest(v, req, false, v.query.extract_rules !== undefined);
     // Refused before anything is reserved or fetched: bad rules cost nothing.
-    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
-    const { apiKey, request } = v2ScrapeRequest(v, req, false, rules !== undefined);
+    const rules = v.query.extract_rules === undefined ? undefined : await answers.rules(v.query.extract_rules, apiKey);
     const shape = (p: FetchedPage, owner: HtmlWorkOwner) => (rules ? answers.extractedJson(p, rules, owner) : undefined);
     const { answer: extracted, page, cost } = await service.scrape(apiKey, request, shape, (id) => recordRequestId(res, id));
     recordCost(res, cost);

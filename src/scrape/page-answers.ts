@@ -2,6 +2,7 @@ import type { FetchedPage } from '../fetchers/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
 import { ExtractRulesError } from '../errors/extract-rules-error.js';
 import type { ExtractRules } from '../extract/extract-rules.js';
+import { hashApiKey } from '../billing/billing.js';
 import type { HtmlWorkers, HtmlWorkOwner } from './html-work/html-workers.js';
 
 /**
@@ -57,6 +58,17 @@ type MarkdownResult = components['schemas']['MarkdownResult'];
  */
 export class PageAnswers {
   constructor(private readonly workers: HtmlWorkers) {}
+
+  /**
+   * The caller's extract_rules (JSON text), parsed and checked in a worker, queued under the key
+   * the request names (not yet authenticated: refused rules cost nothing, and are refused before
+   * anything is reserved). ExtractRulesError lists what is wrong with them.
+   */
+  async rules(raw: string, apiKey: string): Promise<ExtractRules> {
+    const outcome = await this.workers.run('rules', raw, { key: hashApiKey(apiKey) });
+    if (!outcome.ok) throw new ExtractRulesError(outcome.issues);
+    return outcome.rules;
+  }
 
   readableText(page: FetchedPage, html: string, owner: HtmlWorkOwner): Promise<string> {
     return page.text !== undefined ? Promise.resolve(page.text) : this.workers.run('text', html, owner);

@@ -49,6 +49,12 @@ describe('HtmlWorkers', function () {
       expect(threaded, `stall with workers vs ${Math.round(inline)} ms inline`).to.be.below(inline / 3);
     });
 
+    it("parses the caller's extract_rules in a thread: the rules, or their issues", async () => {
+      expect(await workers.run('rules', '{"t":"h1"}', A)).to.deep.equal({ ok: true, rules: parseExtractRules('{"t":"h1"}') });
+      const refused = await workers.run('rules', '{"t":"//h1"}', A);
+      expect(refused).to.deep.equal({ ok: false, issues: [{ path: ['t'], msg: 'XPath is not supported; use a CSS selector', type: 'value_error.selector.xpath' }] });
+    });
+
     it('runs a small page in a thread too: 3 KB of nested divs hold the loop inline, not here', async () => {
       expect(nested.length).to.be.below(4 * 1024);
       await workers.run('text', nested, A);
