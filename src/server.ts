@@ -192,8 +192,10 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const spec = loadSpecAssets();
   const adminSpec = loadSpecAssets(undefined, 'admin');
   const htmlWorkers = new HtmlWorkers(config.htmlWork);
+  // The callers' rules: one thread of their own, tasks of at most about 100 ms (a few of a key's at a time).
+  const rulesWorkers = new HtmlWorkers({ threads: 1, queueSize: config.htmlWork.queueSize, perKeyQueue: 4, taskTimeoutMs: 5_000 });
   const parsers = bodyParsers(config.maxRequestBodyBytes);
-  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
+  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers, rulesWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
   const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
   const adminRoutes = await adminRouter.routes(parsers);
@@ -251,6 +253,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const result = await drain.run(server, graceMs, endGrace);
       await engines.closeAll();
       await htmlWorkers.close();
+      await rulesWorkers.close();
       egress.close();
       await reconciler.stop();
       await upkeep.stop();

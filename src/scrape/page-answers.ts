@@ -57,7 +57,14 @@ type MarkdownResult = components['schemas']['MarkdownResult'];
  * answered as it is.
  */
 export class PageAnswers {
-  constructor(private readonly workers: HtmlWorkers) {}
+  /**
+   * `rulesWorkers` parse the callers' extract_rules: bounded work (64 KiB of rules, at most
+   * 100 ms), kept apart from the pages' so that it never waits behind a page's long task.
+   */
+  constructor(
+    private readonly workers: HtmlWorkers,
+    private readonly rulesWorkers: HtmlWorkers,
+  ) {}
 
   /**
    * The caller's extract_rules (JSON text), parsed and checked in a worker, queued under the key
@@ -65,7 +72,7 @@ export class PageAnswers {
    * anything is reserved). ExtractRulesError lists what is wrong with them.
    */
   async rules(raw: string, apiKey: string): Promise<ExtractRules> {
-    const outcome = await this.workers.run('rules', raw, { key: hashApiKey(apiKey) });
+    const outcome = await this.rulesWorkers.run('rules', raw, { key: hashApiKey(apiKey) });
     if (!outcome.ok) throw new ExtractRulesError(outcome.issues);
     return outcome.rules;
   }
