@@ -192,8 +192,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const spec = loadSpecAssets();
   const adminSpec = loadSpecAssets(undefined, 'admin');
   const htmlWorkers = new HtmlWorkers(config.htmlWork);
-  // The callers' rules: one thread of their own, tasks of at most about 100 ms (a few of a key's at a time).
-  const rulesWorkers = new HtmlWorkers({ threads: 1, queueSize: config.htmlWork.queueSize, perKeyQueue: 4, taskTimeoutMs: 5_000 });
+  // The callers' rules: one thread of their own, tasks of at most about 100 ms, queued as the pages' are.
+  const rulesWorkers = new HtmlWorkers({ threads: 1, queueSize: config.htmlWork.queueSize, perKeyQueue: config.htmlWork.perKeyQueue, taskTimeoutMs: 5_000 });
   const parsers = bodyParsers(config.maxRequestBodyBytes);
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers, rulesWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
