@@ -44,7 +44,8 @@ for (const database of testDatabases()) {
       s.target.route('/nested-large', serve(NESTED_LARGE));
       s.target.route('/breaks', serve(BREAKS));
       s.target.route('/brs', serve(`<html><body>${'<br>'.repeat(10_000)}</body></html>`));
-      s.target.route('/article', serve(realisticPage(32 * 1024)));
+      // Past the 64 KiB under which a page was converted on the event loop: before, it queued behind the attack.
+      s.target.route('/article', serve(realisticPage(100 * 1024)));
     });
 
     const extract = (key: string, path: string, rules: string) =>
@@ -97,7 +98,8 @@ for (const database of testDatabases()) {
       const report = await prober.stop();
       expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200, 200]);
       expect(report.worstMs, `/healthz while four convert (idle: ${Math.round(noise)} ms)`).to.be.below(HEALTHZ_MS + noise);
-      expect(report.peakRssMb, 'RSS').to.be.below(600);
+      // The server idles near 300 MB; two threads converting (a young generation of 192 MB each) add up to about 250 MB.
+      expect(report.peakRssMb, 'RSS').to.be.below(800);
     });
 
     it("attack 2c: another key's Markdown waits for at most the attack's tasks running, not for its queue", async () => {
@@ -127,7 +129,7 @@ for (const database of testDatabases()) {
       const bound = alone * 2 + attackTask * 1.5 + 250;
       expect(during, `the tenant's Markdown during the attack (alone ${Math.round(alone)} ms, one attack task ${Math.round(attackTask)} ms)`).to.be.below(bound);
       expect(report.worstMs, `/healthz during the attack (idle: ${Math.round(noise)} ms)`).to.be.below(2 * HEALTHZ_MS + noise);
-      expect(report.peakRssMb, 'RSS').to.be.below(700);
+      expect(report.peakRssMb, 'RSS').to.be.below(800);
     });
 
     it('attack 3: a list of nulls under long names stops at the JSON cap with a 422, refunded, in bounded memory', async () => {
