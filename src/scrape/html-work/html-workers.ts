@@ -120,7 +120,13 @@ export class HtmlWorkers {
       job.settle();
       job.reject(new Error('the HTML workers are closed'));
     }
-    await Promise.all(this.slots.splice(0).map((slot) => slot.worker.terminate()));
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      clearTimeout(slot.timer);
+      slot.job?.reject(new Error('the HTML workers are closed'));
+      slot.job = undefined;
+    }
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
   /** When the tasks ahead are likely done: what waits ahead, spread over the threads. */

@@ -126,6 +126,17 @@ describe('HtmlWorkers', function () {
     }
   });
 
+  it('on close, fails the tasks running and waiting, and takes no more', async () => {
+    const workers = new HtmlWorkers({ threads: 1 });
+    await workers.run('text', '<p>warm</p>', A);
+    const running = workers.run('text', big, A).catch((err: unknown) => err);
+    const waiting = workers.run('text', big, B).catch((err: unknown) => err);
+    await workers.close();
+    expect(await running).to.be.instanceOf(Error).with.property('message', 'the HTML workers are closed');
+    expect(await waiting).to.be.instanceOf(Error).with.property('message', 'the HTML workers are closed');
+    expect(await workers.run('text', '<p>x</p>', A).catch((err: unknown) => err)).to.be.instanceOf(Error);
+  });
+
   it('ends a task past its time as too costly, and goes on with a fresh thread', async () => {
     const workers = new HtmlWorkers({ threads: 1, taskTimeoutMs: 100 });
     try {
