@@ -200,10 +200,12 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   ]);
   const spec = loadSpecAssets();
   const adminSpec = loadSpecAssets(undefined, 'admin');
-  const htmlWorkers = new HtmlWorkers();
+  const htmlWorkers = new HtmlWorkers(config.htmlWork);
+  // The callers' rules: one thread of their own, tasks of at most about 100 ms, queued as the pages' are.
+  const rulesWorkers = new HtmlWorkers({ threads: 1, queueSize: config.htmlWork.queueSize, perKeyQueue: config.htmlWork.perKeyQueue, taskTimeoutMs: 5_000 });
   const bodyBudget = new BodyBudget(config.maxBufferedBodyBytes);
   const parsers = bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, (key, address) => service.account(key, address)));
-  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers))).routes(parsers);
+  const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers, rulesWorkers))).routes(parsers);
   const accounts = accountParts(db, catalog, metrics);
   const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
   // The admin gate (app.ts) judges the token before any admin route reads a body.
@@ -274,6 +276,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
       const result = await drain.run(server, graceMs, endGrace);
       await engines.closeAll();
       await htmlWorkers.close();
+      await rulesWorkers.close();
       egress.close();
       await reconciler.stop();
       await upkeep.stop();

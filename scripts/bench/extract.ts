@@ -5,6 +5,7 @@ import { parseDocument } from 'htmlparser2';
 import os from 'node:os';
 import { extract } from '../../src/extract/extract.js';
 import { parseExtractRules } from '../../src/extract/extract-rules.js';
+import { HtmlWorkers } from '../../src/scrape/html-work/html-workers.js';
 
 const ITEMS = 1_000;
 const BUDGET_MS = 50;
@@ -67,3 +68,26 @@ console.log(`baseline: parseDocument alone    ${parseMs.toFixed(2).padStart(8)} 
 console.log(`ratio extract / parse            ${(extractMs / parseMs).toFixed(2).padStart(8)} x`);
 console.log(`parseExtractRules (once a request)  ${rulesMs.toFixed(3).padStart(7)} ms`);
 console.log(`budget: ${ITEMS.toLocaleString('en')} list items extract in under ${BUDGET_MS} ms: ${extractMs < BUDGET_MS ? 'met' : 'NOT met'}`);
+
+/** The same extraction as the service runs it, in an HTML worker: what the thread's round trip adds, on this page and on a small one. */
+async function timeInWorker(workers: HtmlWorkers, page: string): Promise<number> {
+  const runs: number[] = [];
+  for (let i = 0; i < WARMUP + RUNS; i++) {
+    const started = performance.now();
+    await workers.run('extract', { html: page, rules }, { key: 'bench' });
+    if (i >= WARMUP) runs.push(performance.now() - started);
+  }
+  return median(runs);
+}
+
+const smallPage = `<html><body><h1>Title</h1><ul class="items">${Array.from({ length: 5 }, (_, i) => `<li class="item"><h3 class="name">P${i}</h3><a href="/p/${i}">x</a><span class="price">$${i}</span></li>`).join('')}</ul></body></html>`;
+const workers = new HtmlWorkers({ threads: 1 });
+try {
+  const [smallInline] = timeEach(() => extract(smallPage, rules)).map(median);
+  const smallWorker = await timeInWorker(workers, smallPage);
+  const pageWorker = await timeInWorker(workers, html);
+  console.log(`in the service's HTML worker      ${pageWorker.toFixed(2).padStart(8)} ms (${(pageWorker - extractMs).toFixed(2)} ms more than inline)`);
+  console.log(`small page (${smallPage.length} B): inline ${smallInline.toFixed(3)} ms, in the worker ${smallWorker.toFixed(3)} ms`);
+} finally {
+  await workers.close();
+}

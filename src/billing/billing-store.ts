@@ -14,16 +14,21 @@ export interface KeyAccount {
   periodEnd: number;
   createdAt: number;
   revokedAt: number | null;
-  /** The key's current browser-failure window: its start, browser requests and uncharged failures. */
+  /** The key's current failure-budget window: its start, budgeted requests and their uncharged failures. */
   browserWindowStart: number;
   browserAttempts: number;
   browserFailures: number;
 }
 
-/** What one request takes: its price, whether it is a browser request, and when it started. */
+/** What one request takes: its price, whether it is budgeted (browser-budget.ts), and when it started. */
 export interface Debit {
   cost: number;
-  browser: boolean;
+  /**
+   * Counted against the key's failure budget: a browser request, or one whose answer needs HTML
+   * work (text, Markdown, extract_rules). The stored columns keep their first name (`browser`,
+   * `browser_attempts`, `browser_failures`): they count every budgeted request.
+   */
+  budgeted: boolean;
   /** Epoch ms: the period and the budget window the debit belongs to. */
   at: number;
 }

@@ -73,6 +73,10 @@ const schema = z.object({
   LEASE_GRACE_SECONDS: positiveInt.default(30),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   BROWSER_FAILURE_ALLOWANCE: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  HTML_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  HTML_QUEUE_SIZE: z.coerce.number().int().min(1).max(10_000).default(64),
+  HTML_QUEUE_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(16),
+  HTML_TASK_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
   USAGE_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(90),
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   RECONCILE_MARGIN_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -94,6 +98,17 @@ const schema = z.object({
 export function defaultPoolSize(cores = os.availableParallelism(), totalBytes = os.totalmem()): number {
   const byMemory = Math.floor((totalBytes * 0.5) / (210 * 1024 * 1024));
   return Math.max(1, Math.min(cores * 3, byMemory, 16));
+}
+
+/**
+ * HTML worker threads by default: one per core, at least two. The event loop mostly waits on
+ * sockets, so the threads and it share the cores well; two threads on two cores let one long
+ * task (an extraction up to its step cap, a conversion up to its work cap) run while every other
+ * key's tasks pass through the second thread, instead of queueing behind it. At most eight: past
+ * that, a few hostile tasks at once would hold every core.
+ */
+export function defaultHtmlWorkers(cores = os.availableParallelism()): number {
+  return Math.max(2, Math.min(cores, 8));
 }
 
 export interface Config {
@@ -129,6 +144,7 @@ export interface Config {
   shutdownGraceMs: number;
   /** Uncharged browser failures a key may always have per hour (more only within half its browser requests); 0: no limit. */
   browserFailureAllowance: number;
+  htmlWork: HtmlWorkConfig;
   ledger: LedgerConfig;
   browser: BrowserConfig;
   dashboard: DashboardConfig;
@@ -150,6 +166,17 @@ export interface DashboardConfig {
    * scraping never does (`https://admin.example.com`); undefined: they share the API's origin.
    */
   origin: string | undefined;
+}
+
+/** The HTML worker threads (scrape/html-work/html-workers.ts): every page's text, Markdown and extraction. */
+export interface HtmlWorkConfig {
+  threads: number;
+  /** Tasks waiting for a thread, over every key; past it, 429. */
+  queueSize: number;
+  /** Tasks of one key waiting for a thread; past it, that key gets 429. */
+  perKeyQueue: number;
+  /** A task running longer has its thread ended, and its request answered 422. */
+  taskTimeoutMs: number;
 }
 
 export interface LedgerConfig {
@@ -219,6 +246,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     leaseGraceMs: e.LEASE_GRACE_SECONDS * 1000,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     browserFailureAllowance: e.BROWSER_FAILURE_ALLOWANCE,
+    htmlWork: {
+      threads: e.HTML_WORKERS ?? defaultHtmlWorkers(),
+      queueSize: e.HTML_QUEUE_SIZE,
+      perKeyQueue: e.HTML_QUEUE_PER_KEY,
+      taskTimeoutMs: e.HTML_TASK_TIMEOUT_SECONDS * 1000,
+    },
     ledger: {
       retentionMs: e.USAGE_RETENTION_DAYS * 86_400_000,
       reconcileIntervalMs: e.RECONCILE_INTERVAL_SECONDS * 1000,

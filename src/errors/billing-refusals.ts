@@ -56,8 +56,8 @@ export class BrowserBudgetExceededError extends BillingRefusal {
     readonly retryAfterSeconds: number,
   ) {
     super(
-      `Too many browser requests of this key failed uncharged in the last hour (${failures} of ${attempts}). ` +
-        'Browser requests resume when the hour ends; plain requests (browser=false) are not limited.',
+      `Too many costly requests of this key (browser=true, or with Markdown, text or extract_rules) failed uncharged in the last hour (${failures} of ${attempts}). ` +
+        'They resume when the hour ends; plain requests (browser=false, answered with the page itself) are not limited.',
     );
   }
 }

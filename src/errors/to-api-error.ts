@@ -17,6 +17,7 @@ import {
   TargetUnreachableError,
 } from './engine-errors.js';
 import { ExtractRulesError } from './extract-rules-error.js';
+import { HtmlWorkBusyError, HtmlWorkCancelledError, HtmlWorkError, HtmlWorkTooCostlyError } from './html-work-errors.js';
 import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, AccountError, SecretReplacedError } from './account-errors.js';
 import { InvalidValueError } from './invalid-value-error.js';
 
@@ -56,6 +57,7 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
   if (err instanceof ExtractRulesError) {
     return new UnprocessableEntityError(err.issues.map(({ path, msg, type }) => ({ loc: [...locate('extract_rules'), ...path], msg, type })));
   }
+  if (err instanceof HtmlWorkError) return fromHtmlWork(err, locate);
   if (err instanceof AccountError) return fromAccount(err, locate);
   if (err instanceof BillingRefusal) {
     if (err instanceof ConcurrencyLimitError) return new ConflictError(err.message);
@@ -67,6 +69,17 @@ export function toApiError(err: unknown, locate: ParamLocator, maxRequestBodyByt
   if (err instanceof EngineError) return fromEngine(err, locate);
   if (isDatabaseUnavailable(err)) return new DatabaseUnavailableError({ cause: err });
   return fromBodyParser(err, maxRequestBodyBytes);
+}
+
+/** A full queue is a 429 to retry; a task past its limits, the caller's page or rules (422); a task dropped, its request's end. */
+function fromHtmlWork(err: HtmlWorkError, locate: ParamLocator): ApiError {
+  if (err instanceof HtmlWorkBusyError) return new TooManyRequestsError(err.message, err.retryAfterSeconds);
+  if (err instanceof HtmlWorkTooCostlyError) {
+    const type = err.param === 'extract_rules' ? 'value_error.extract_rules.too_costly' : 'value_error.page.too_costly';
+    return invalid(locate(err.param), err.message, type);
+  }
+  if (err instanceof HtmlWorkCancelledError) return new NotFoundError(`The request timed out: ${err.message}`);
+  return new InternalError();
 }
 
 function fromAccount(err: AccountError, locate: ParamLocator): ApiError {

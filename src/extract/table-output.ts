@@ -1,9 +1,16 @@
 import { isTag, type Element } from 'domhandler';
+import { jsonStringLength, NULL_CHARS } from './json-size.js';
 
-/** How a table output reads a cell, and hears of each row before it is built (to stop at the results cap). */
+/**
+ * How a table output reads a cell, hears of each row before it is built (to stop at the results
+ * cap), and counts the JSON it adds around the cells' texts (brackets, commas, keys, nulls).
+ */
 export interface TableReading {
   cellText(cell: Element): string;
+  /** A header cell's text, which becomes a key (counted as one), not a value. */
+  keyText(cell: Element): string;
   onRow(): void;
+  charge(chars: number): void;
 }
 
 interface TableRows {
@@ -22,8 +29,10 @@ interface TableRows {
  */
 export function tableArray(table: Element, reading: TableReading): string[][] {
   const { head, rest } = tableRows(table);
-  return [...head, ...rest].map((row) => {
+  reading.charge(2);
+  return [...head, ...rest].map((row, i) => {
     reading.onRow();
+    reading.charge((i > 0 ? 1 : 0) + 2 + Math.max(0, row.length - 1));
     return row.map((cell) => reading.cellText(cell));
   });
 }
@@ -48,13 +57,23 @@ export function tableJson(table: Element, reading: TableReading): Array<Record<s
   }
   const names: string[] = [];
   for (const [i, cell] of header.entries()) {
-    const text = reading.cellText(cell);
+    const text = reading.keyText(cell);
     names.push(text === '' || names.includes(text) ? String(i) : text);
   }
-  return data.map((row) => {
+  const keyChars = names.map((name) => jsonStringLength(name) + 1);
+  reading.charge(2);
+  return data.map((row, r) => {
     reading.onRow();
-    const entries: Array<[string, string | null]> = names.map((name, i) => [name, i < row.length ? reading.cellText(row[i]) : null]);
-    for (let i = names.length; i < row.length; i++) entries.push([String(i), reading.cellText(row[i])]);
+    const width = Math.max(names.length, row.length);
+    reading.charge((r > 0 ? 1 : 0) + 2 + Math.max(0, width - 1));
+    const entries: Array<[string, string | null]> = names.map((name, i) => {
+      reading.charge(keyChars[i] + (i < row.length ? 0 : NULL_CHARS));
+      return [name, i < row.length ? reading.cellText(row[i]) : null];
+    });
+    for (let i = names.length; i < row.length; i++) {
+      reading.charge(jsonStringLength(String(i)) + 1);
+      entries.push([String(i), reading.cellText(row[i])]);
+    }
     // fromEntries defines each key, so a column named "__proto__" is one more key, not a prototype.
     return Object.fromEntries(entries);
   });

@@ -103,8 +103,10 @@ export interface paths {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -232,8 +234,10 @@ export interface paths {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -698,7 +702,11 @@ export interface components {
         /**
          * @description A parameter is missing or has an invalid value: also a `url` the server
          *     does not reach, a `proxy_type` or `proxy_country` it has no proxies for,
-         *     and a forwarded `svc-` header it will not send.
+         *     and a forwarded `svc-` header it will not send. Also a page whose
+         *     conversion or text takes longer than the server allows (15 s by default;
+         *     `value_error.page.too_costly` at `url`), and `extract_rules` that take
+         *     too many steps, results or characters on the page (at `extract_rules`).
+         *     Not charged.
          */
         UnprocessableEntity: {
             headers: {
@@ -729,15 +737,22 @@ export interface components {
             };
         };
         /**
-         * @description A browser request (`browser=true`) of a key whose browser requests failed
-         *     uncharged too often in the last hour. A render that ends in a 404 or 423
-         *     is not charged, yet it ran the page and your script in one of the
-         *     service's browsers; each key may have 100 such failures an hour (the
-         *     operator's `BROWSER_FAILURE_ALLOWANCE`), or more as long as they are at
-         *     most half of its browser requests in that hour. Traffic that mostly
-         *     succeeds never meets the limit. Browser requests are accepted again when
-         *     the hour ends (`Retry-After`, in seconds); plain requests
-         *     (`browser=false`) are never limited. Not charged.
+         * @description A costly request (`browser=true`, or one whose answer is built from the
+         *     page's HTML: Markdown, text, `extract_rules`) of a key whose costly
+         *     requests failed uncharged too often in the last hour. A render that ends
+         *     in a 404 or 423 is not charged, yet it ran the page and your script in one
+         *     of the service's browsers; an extraction or conversion that passes one of
+         *     its limits (422) is not charged, yet it held one of the service's HTML
+         *     workers. Each key may have 100 such failures an hour (the operator's
+         *     `BROWSER_FAILURE_ALLOWANCE`), or more as long as they are at most half of
+         *     its costly requests in that hour. Traffic that mostly succeeds never meets
+         *     the limit. Costly requests are accepted again when the hour ends
+         *     (`Retry-After`, in seconds); plain requests (`browser=false`, answered
+         *     with the page itself) are never limited.
+         *
+         *     Also: too many of the key's requests wait for the HTML work on their
+         *     pages (16 by default), or the service's queue for it is full; retry after
+         *     `Retry-After` seconds. Not charged.
          */
         TooManyRequests: {
             headers: {
@@ -747,7 +762,7 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "detail": "Too many browser requests of this key failed uncharged in the last hour (100 of 104). Browser requests resume when the hour ends; plain requests (browser=false) are not limited."
+                 *       "detail": "Too many costly requests of this key (browser=true, or with Markdown, text or extract_rules) failed uncharged in the last hour (100 of 104). They resume when the hour ends; plain requests (browser=false, answered with the page itself) are not limited."
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -896,8 +911,10 @@ export interface components {
          *       collapses whitespace.
          *
          *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-         *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-         *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+         *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+         *     answer of more than 33,554,432 characters of JSON (every key, null and
+         *     comma counted), or more work on the page than the server allows get HTTP
+         *     422 whose `loc` points into `extract_rules`, not charged.
          * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
          */
         ExtractRules: string;
@@ -1210,8 +1227,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -1340,8 +1359,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -1475,8 +1496,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -1610,8 +1633,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -1745,8 +1770,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -1881,8 +1908,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -2022,8 +2051,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];
@@ -2163,8 +2194,10 @@ export interface operations {
                  *       collapses whitespace.
                  *
                  *     CSS selectors only. XPath, invalid JSON or CSS, an unknown key, more than
-                 *     100 rules, nesting deeper than 5 levels, or more than 10,000 results get
-                 *     HTTP 422 whose `loc` points into `extract_rules`, not charged.
+                 *     100 rules, nesting deeper than 5 levels, more than 10,000 results, an
+                 *     answer of more than 33,554,432 characters of JSON (every key, null and
+                 *     comma counted), or more work on the page than the server allows get HTTP
+                 *     422 whose `loc` points into `extract_rules`, not charged.
                  * @example {"title":"h1","links":{"selector":"a","type":"list","output":"@href"}}
                  */
                 extract_rules?: components["parameters"]["ExtractRules"];

@@ -23,11 +23,12 @@ function answer(service: ScrapeService, answers: PageAnswers) {
       collectExtras: false,
       wantsCookies: true,
       wantsText: params.return_text,
+      htmlWork: params.return_text,
       forwardHeaders: false,
       timeoutSeconds: V1_DEADLINE_SECONDS,
       clientAddress: clientAddressOf(req),
     });
-    const { answer, cost } = await service.scrape(apiKey, request, (page) => answers.v1Result(page, params.return_text), scrapeCall(res));
+    const { answer, cost } = await service.scrape(apiKey, request, (page, owner) => answers.v1Result(page, params.return_text, owner), scrapeCall(res));
     recordCost(res, cost);
     res.status(200).json(answer);
   };

@@ -46,6 +46,7 @@ export function v2Capture(service: ScrapeService): OperationHandler<CaptureOpera
         collectExtras: false,
         wantsCookies: false,
         wantsText: false,
+        htmlWork: false,
         forwardHeaders: true,
         timeoutSeconds: v.query.timeout,
         clientAddress: clientAddressOf(req),

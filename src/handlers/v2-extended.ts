@@ -1,6 +1,5 @@
 import type { OperationHandler } from '../api/operations.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
-import { parseExtractRules } from '../extract/extract-rules.js';
 import { recordCost, scrapeCall } from '../http/answer-locals.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
@@ -12,15 +11,16 @@ const WINDOW_SCREENSHOT = { kind: 'screenshot', format: 'png', quality: undefine
 /** v2ExtendedGet/Post/Put/Delete: the page, its text, cookies, headers, XHRs and iframes as JSON. */
 export function v2Extended(service: ScrapeService, answers: PageAnswers): OperationHandler<V2ExtendedOperation> {
   return async (v, req, res) => {
-    const { apiKey, request } = v2ScrapeRequest(v, req, true);
+    // The text of a plain page is HTML work; a rendered page's comes from the browser, a budgeted request already.
+    const { apiKey, request } = v2ScrapeRequest(v, req, true, true);
     if (v.query.screenshot) {
       if (!request.browser) throw new InvalidValueError('screenshot', 'a screenshot needs browser=true', 'value_error.screenshot');
       request.capture = WINDOW_SCREENSHOT;
     }
-    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
-    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.extendedResult(p, rules), scrapeCall(res));
+    const rules = v.query.extract_rules === undefined ? undefined : await answers.rules(v.query.extract_rules, apiKey);
+    const { answer, page, cost } = await service.scrape(apiKey, request, (p, owner) => answers.extendedJson(p, owner, rules), scrapeCall(res));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
-    res.status(200).json(answer);
+    res.status(200).type('json').send(answer);
   };
 }

@@ -1,6 +1,7 @@
 import type { OperationHandler } from '../api/operations.js';
-import { parseExtractRules } from '../extract/extract-rules.js';
+import type { FetchedPage } from '../fetchers/fetcher.js';
 import { recordCost, scrapeCall } from '../http/answer-locals.js';
+import type { HtmlWorkOwner } from '../scrape/html-work/html-workers.js';
 import { bodyContentType, type PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { appendV2Headers } from './v2-page-headers.js';
@@ -12,14 +13,16 @@ import { v2ScrapeRequest, type V2GeneralOperation } from './v2-scrape-request.js
  */
 export function v2General(service: ScrapeService, answers: PageAnswers): OperationHandler<V2GeneralOperation> {
   return async (v, req, res) => {
-    const { apiKey, request } = v2ScrapeRequest(v, req, false);
+    const { apiKey, request } = v2ScrapeRequest(v, req, false, v.query.extract_rules !== undefined);
     // Refused before anything is reserved or fetched: bad rules cost nothing.
-    const rules = v.query.extract_rules === undefined ? undefined : parseExtractRules(v.query.extract_rules);
-    const { answer: extracted, page, cost } = await service.scrape(apiKey, request, (p) => (rules ? answers.extracted(p, rules) : undefined), scrapeCall(res));
+    const rules = v.query.extract_rules === undefined ? undefined : await answers.rules(v.query.extract_rules, apiKey);
+    const shape = (p: FetchedPage, owner: HtmlWorkOwner) => (rules ? answers.extractedJson(p, rules, owner) : undefined);
+    const { answer: extracted, page, cost } = await service.scrape(apiKey, request, shape, scrapeCall(res));
     recordCost(res, cost);
     appendV2Headers(res, page);
-    if (rules) {
-      res.status(200).json(extracted);
+    if (extracted !== undefined) {
+      // The worker's JSON text, as it is.
+      res.status(200).type('json').send(extracted);
       return;
     }
     res.setHeader('Content-Type', bodyContentType(page) ?? 'application/octet-stream');

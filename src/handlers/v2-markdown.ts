@@ -1,5 +1,7 @@
 import type { OperationHandler } from '../api/operations.js';
 import { recordCost, scrapeCall } from '../http/answer-locals.js';
+import type { FetchedPage } from '../fetchers/fetcher.js';
+import type { HtmlWorkOwner } from '../scrape/html-work/html-workers.js';
 import type { PageAnswers } from '../scrape/page-answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import { v2ScrapeRequest, type V2MarkdownOperation } from './v2-scrape-request.js';
@@ -7,8 +9,9 @@ import { v2ScrapeRequest, type V2MarkdownOperation } from './v2-scrape-request.j
 /** v2MarkdownGet/Post/Put/Delete: general's request, answered as `{url, markdown}` at general's cost. */
 export function v2Markdown(service: ScrapeService, answers: PageAnswers): OperationHandler<V2MarkdownOperation> {
   return async (v, req, res) => {
-    const { apiKey, request } = v2ScrapeRequest(v, req, false);
-    const { answer, page, cost } = await service.scrape(apiKey, request, (p) => answers.markdownResult(p, v.query.url, v.query.only_main_content), scrapeCall(res));
+    const { apiKey, request } = v2ScrapeRequest(v, req, false, true);
+    const shape = (p: FetchedPage, owner: HtmlWorkOwner) => answers.markdownResult(p, v.query.url, v.query.only_main_content, owner);
+    const { answer, page, cost } = await service.scrape(apiKey, request, shape, scrapeCall(res));
     recordCost(res, cost);
     res.setHeader('Svc-page-status-code', String(page.status));
     res.status(200).json(answer);

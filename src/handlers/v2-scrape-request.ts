@@ -11,7 +11,12 @@ export type V2ExtendedOperation = 'v2ExtendedGet' | 'v2ExtendedPost' | 'v2Extend
 export type V2MarkdownOperation = 'v2MarkdownGet' | 'v2MarkdownPost' | 'v2MarkdownPut' | 'v2MarkdownDelete';
 
 /** v2 general, extended and markdown read one request the same way: query parameters, method and raw body forwarded. */
-export function v2ScrapeRequest(v: Validated<V2GeneralOperation | V2ExtendedOperation | V2MarkdownOperation>, req: Request, collectExtras: boolean): { apiKey: string; request: ScrapeRequest } {
+export function v2ScrapeRequest(
+  v: Validated<V2GeneralOperation | V2ExtendedOperation | V2MarkdownOperation>,
+  req: Request,
+  collectExtras: boolean,
+  htmlWork: boolean,
+): { apiKey: string; request: ScrapeRequest } {
   const body = Buffer.isBuffer(req.body) && req.body.length > 0 ? req.body : undefined;
   const request = toScrapeRequest(v.query, {
     operation: v.operation,
@@ -22,6 +27,7 @@ export function v2ScrapeRequest(v: Validated<V2GeneralOperation | V2ExtendedOper
     // Only the extended answer lists cookies and text; the general one carries the target's Set-Cookie headers.
     wantsCookies: collectExtras,
     wantsText: collectExtras,
+    htmlWork,
     forwardHeaders: true,
     timeoutSeconds: v.query.timeout,
     clientAddress: clientAddressOf(req),

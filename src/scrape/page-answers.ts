@@ -1,9 +1,9 @@
 import type { FetchedPage } from '../fetchers/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
 import { ExtractRulesError } from '../errors/extract-rules-error.js';
-import type { Extracted } from '../extract/extract.js';
 import type { ExtractRules } from '../extract/extract-rules.js';
-import type { HtmlWorkers } from './html-work/html-workers.js';
+import { hashApiKey } from '../billing/billing.js';
+import type { HtmlWorkers, HtmlWorkOwner } from './html-work/html-workers.js';
 
 /**
  * The charset a body declares, as a browser finds it: a byte-order mark, the Content-Type's
@@ -51,57 +51,80 @@ type ExtendedResult = components['schemas']['ExtendedResult'];
 type MarkdownResult = components['schemas']['MarkdownResult'];
 
 /**
- * The JSON answers built from a fetched page. The text of a plain page is worked out from its
- * HTML, off the event loop when the page is large (a rendered page's text comes from the browser).
+ * The JSON answers built from a fetched page. Every piece of work on the page's HTML (its text,
+ * its Markdown, an extraction) runs in the HTML workers, queued fairly under `owner`'s key (a
+ * rendered page's text comes from the browser). An extraction comes back as JSON text, and is
+ * answered as it is.
  */
 export class PageAnswers {
-  constructor(private readonly workers: HtmlWorkers) {}
+  /**
+   * `rulesWorkers` parse the callers' extract_rules: bounded work (64 KiB of rules, at most
+   * 100 ms), kept apart from the pages' so that it never waits behind a page's long task.
+   */
+  constructor(
+    private readonly workers: HtmlWorkers,
+    private readonly rulesWorkers: HtmlWorkers,
+  ) {}
 
-  readableText(page: FetchedPage, html: string): Promise<string> {
-    return page.text !== undefined ? Promise.resolve(page.text) : this.workers.run('text', html, html.length);
+  /**
+   * The caller's extract_rules (JSON text), parsed and checked in a worker, queued under the key
+   * the request names (not yet authenticated: refused rules cost nothing, and are refused before
+   * anything is reserved). ExtractRulesError lists what is wrong with them.
+   */
+  async rules(raw: string, apiKey: string): Promise<ExtractRules> {
+    const outcome = await this.rulesWorkers.run('rules', raw, { key: hashApiKey(apiKey) });
+    if (!outcome.ok) throw new ExtractRulesError(outcome.issues);
+    return outcome.rules;
   }
 
-  async v1Result(page: FetchedPage, returnText: boolean): Promise<V1Result> {
+  readableText(page: FetchedPage, html: string, owner: HtmlWorkOwner): Promise<string> {
+    return page.text !== undefined ? Promise.resolve(page.text) : this.workers.run('text', html, owner);
+  }
+
+  async v1Result(page: FetchedPage, returnText: boolean, owner: HtmlWorkOwner): Promise<V1Result> {
     const html = pageHtml(page);
     return {
-      content: returnText ? await this.readableText(page, html) : html,
+      content: returnText ? await this.readableText(page, html, owner) : html,
       cookies: cookieString(page),
       status_code: page.status,
     };
   }
 
   /** The page as Markdown: links made absolute against where the page ended up, `url` as requested. */
-  async markdownResult(page: FetchedPage, requestedUrl: string, onlyMainContent: boolean): Promise<MarkdownResult> {
+  async markdownResult(page: FetchedPage, requestedUrl: string, onlyMainContent: boolean, owner: HtmlWorkOwner): Promise<MarkdownResult> {
     const html = pageHtml(page);
-    const markdown = await this.workers.run('markdown', { html, baseUrl: page.finalUrl, onlyMainContent }, html.length);
+    const markdown = await this.workers.run('markdown', { html, baseUrl: page.finalUrl, onlyMainContent }, owner);
     return { url: requestedUrl, markdown };
   }
 
-  /** What the rules take from the page; ExtractRulesError when applying them overflows a limit. */
-  extracted(page: FetchedPage, rules: ExtractRules): Promise<Extracted> {
-    return this.extractFrom(pageHtml(page), rules);
+  /** What the rules take from the page, as JSON text; ExtractRulesError when applying them overflows a limit. */
+  extractedJson(page: FetchedPage, rules: ExtractRules, owner: HtmlWorkOwner): Promise<string> {
+    return this.extractFrom(pageHtml(page), rules, owner);
   }
 
-  private async extractFrom(html: string, rules: ExtractRules): Promise<Extracted> {
-    const outcome = await this.workers.run('extract', { html, rules }, html.length);
+  private async extractFrom(html: string, rules: ExtractRules, owner: HtmlWorkOwner): Promise<string> {
+    const outcome = await this.workers.run('extract', { html, rules }, owner);
     if (!outcome.ok) throw new ExtractRulesError(outcome.issues);
-    return outcome.value;
+    return outcome.json;
   }
 
-  async extendedResult(page: FetchedPage, rules?: ExtractRules): Promise<ExtendedResult> {
+  /** The extended answer as JSON text (its `extracted` member, when rules were given, the worker's JSON as it is). */
+  async extendedJson(page: FetchedPage, owner: HtmlWorkOwner, rules?: ExtractRules): Promise<string> {
     const html = pageHtml(page);
-    const extracted = rules ? await this.extractFrom(html, rules) : undefined;
-    return {
+    const extracted = rules ? await this.extractFrom(html, rules, owner) : undefined;
+    const answer: Omit<ExtendedResult, 'extracted'> = {
       html,
-      text: await this.readableText(page, html),
+      text: await this.readableText(page, html, owner),
       cookies: cookieString(page),
       status_code: page.status,
       headers: page.headers.map(([name, value]) => ({ name, value })),
       xhrs: page.xhrs,
       iframes: page.iframes,
-      ...(rules ? { extracted } : {}),
       ...(page.capture ? { screenshot: page.capture.data.toString('base64') } : {}),
     };
+    const json = JSON.stringify(answer);
+    // The object always has members, so its text ends in "}" after at least one of them.
+    return extracted === undefined ? json : `${json.slice(0, -1)},"extracted":${extracted}}`;
   }
 }
 

@@ -1,5 +1,7 @@
-import { parseDocument } from 'htmlparser2';
-import type { ChildNode } from 'domhandler';
+import type { ChildNode, Document } from 'domhandler';
+import { parseMetered } from '../extract/metered-parse.js';
+import { htmlToPlainText } from '../markdown/plain-text.js';
+import { MAX_DEPTH } from '../markdown/parse-html.js';
 
 /** Elements whose content is never visible text. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'canvas', 'iframe', 'object', 'select']);
@@ -20,12 +22,33 @@ interface Frame {
   after: 'block' | 'cell' | undefined;
 }
 
+/** Thrown from the parse to stop it once elements nest deeper than MAX_DEPTH. */
+class TooDeep extends Error {}
+
+function parseBounded(html: string): Document | null {
+  try {
+    return parseMetered(
+      html,
+      (depth) => {
+        if (depth > MAX_DEPTH) throw new TooDeep();
+      },
+      { decodeEntities: true },
+    );
+  } catch (err) {
+    if (err instanceof TooDeep) return null;
+    throw err;
+  }
+}
+
 /**
  * The readable text of an HTML document: scripts, styles and other invisible parts dropped,
- * each block element on its own line, runs of white space folded as a browser folds them.
+ * each block element on its own line, runs of white space folded as a browser folds them. A page
+ * nesting elements deeper than a browser does (MAX_DEPTH), whose parse would take time in the
+ * square of its depth, is read in one linear scan instead (the Markdown's fallback, plain-text.ts).
  */
 export function pageText(html: string): string {
-  const doc = parseDocument(html, { decodeEntities: true });
+  const doc = parseBounded(html);
+  if (doc === null) return htmlToPlainText(html);
   const lines: string[] = [];
   let line = '';
   const breakLine = () => {

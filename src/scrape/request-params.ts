@@ -37,6 +37,8 @@ export interface RequestContext {
   wantsCookies: boolean;
   /** Whether the answer carries the page's text. */
   wantsText: boolean;
+  /** Whether the answer is built by HTML work on the page (ScrapeRequest.htmlWork). */
+  htmlWork: boolean;
   /** v1 takes no forwarded headers; v2 forwards `svc-` headers. */
   forwardHeaders: boolean;
   /** The deadline when the operation has no `timeout` parameter (v1). */
@@ -66,6 +68,7 @@ export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeReq
     timeoutMs: (p.timeout ?? ctx.timeoutSeconds) * 1000,
     collectExtras: ctx.collectExtras,
     wantsText: ctx.wantsText,
+    htmlWork: ctx.htmlWork,
     wantsCookies: ctx.wantsCookies,
     capture: undefined,
     clientAddress: ctx.clientAddress,

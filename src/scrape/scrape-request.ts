@@ -22,6 +22,11 @@ export interface ScrapeRequest {
   timeoutMs: number;
   collectExtras: boolean;
   wantsText: boolean;
+  /**
+   * The answer is built by HTML work on the page (its text, its Markdown, an extraction): the
+   * request is budgeted (billing/browser-budget.ts), and a cost cap it hits counts as a failure.
+   */
+  htmlWork: boolean;
   wantsCookies: boolean;
   /** A screenshot or PDF of the rendered page (browser only). */
   capture: CaptureSpec | undefined;

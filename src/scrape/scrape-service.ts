@@ -15,6 +15,8 @@ import {
 import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../errors/billing-refusals.js';
 import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
 import { ClientCancelledError } from '../errors/client-cancelled-error.js';
+import { ExtractRulesError } from '../errors/extract-rules-error.js';
+import { HtmlWorkError, HtmlWorkTooCostlyError } from '../errors/html-work-errors.js';
 import { inQuery, toApiError } from '../errors/to-api-error.js';
 import { EngineError } from '../errors/engine-errors.js';
 import { InvalidValueError } from '../errors/invalid-value-error.js';
@@ -26,6 +28,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { Deadline } from '../time/deadline.js';
 import { BODY_SCAN_LIMIT, type WallDetector } from './antibot/wall-detector.js';
 import { creditCost, engineKind } from './credit-cost.js';
+import type { HtmlWorkOwner } from './html-work/html-workers.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
 export interface ScrapeServiceDeps {
@@ -58,13 +61,18 @@ export interface ScrapeOutcome<T> {
 }
 
 /**
- * A browser request that ran and then failed on the target's side (unreachable, too slow, no
- * selector, an unusable answer, a wall): the page was loaded, and the caller's script run, for
- * nothing. Refusals before any work, our own failures and limits are not.
+ * Work done for nothing, counted against the key's failure budget (billing/browser-budget.ts): a
+ * browser request that ran and then failed on the target's side (unreachable, too slow, no
+ * selector, an unusable answer, a wall), where the page was loaded and the caller's script run;
+ * or HTML work that ran into a cost cap (an extraction's steps, results or size, a task's time or
+ * memory), where a worker was held up to the cap. Refusals before any work (a full queue
+ * included), our own failures and other limits are not.
  */
-function unchargedBrowserWork(req: ScrapeRequest, err: unknown): boolean {
+function unchargedWork(req: ScrapeRequest, err: unknown): 'browser' | 'html' | undefined {
   const failed = [TargetUnreachableError, DeadlineExceededError, SelectorTimeoutError, TargetUnusableError, AntiBotDetectedError];
-  return req.browser && failed.some((kind) => err instanceof kind);
+  if (req.browser && failed.some((kind) => err instanceof kind)) return 'browser';
+  if (req.htmlWork && (err instanceof ExtractRulesError || err instanceof HtmlWorkTooCostlyError)) return 'html';
+  return undefined;
 }
 
 /**
@@ -81,11 +89,17 @@ export class ScrapeService {
 
   /**
    * Reserves the credits, runs the engine, shapes the answer (`shape`), and settles: charged
-   * once the answer exists, refunded on any failure, the shaping included. A caller gone before
-   * the charge (`call.cancelled`) stops the work and is never charged: the ledger records its
-   * cancellation.
+   * once the answer exists, refunded on any failure, the shaping included. `shape` is given who
+   * its HTML work is for (the key's hash, and the request's end: its deadline, or its caller
+   * leaving). A caller gone before the charge (`call.cancelled`) stops the work and is never
+   * charged: the ledger records its cancellation.
    */
-  async scrape<T>(apiKey: string, req: ScrapeRequest, shape: (page: FetchedPage) => T | Promise<T>, call: ScrapeCall = {}): Promise<ScrapeOutcome<T>> {
+  async scrape<T>(
+    apiKey: string,
+    req: ScrapeRequest,
+    shape: (page: FetchedPage, owner: HtmlWorkOwner) => T | Promise<T>,
+    call: ScrapeCall = {},
+  ): Promise<ScrapeOutcome<T>> {
     const { billed, cancelled } = call;
     if (cancelled?.aborted) throw new ClientCancelledError();
     const deadline = new Deadline(req.timeoutMs);
@@ -93,7 +107,7 @@ export class ScrapeService {
       const cost = creditCost(this.deps.costs, req);
       const facts = { operation: req.operation, engine: engineKind(req), proxyType: req.proxyType, proxyCountry: req.proxyCountry ?? null, targetHost: req.url.hostname };
       const reservation = await this.deps.billing
-        .reserve(apiKey, { cost, browser: req.browser, at: Date.now() }, facts, deadline, req.clientAddress)
+        .reserve(apiKey, { cost, budgeted: req.browser || req.htmlWork, at: Date.now() }, facts, deadline, req.clientAddress)
         .catch((err: unknown) => {
           if (err instanceof BillingRefusal && err.keyId !== undefined) this.deps.refusals?.count(err.keyId, statusOf(err), Date.now());
           return this.countRefusal(err);
@@ -105,14 +119,15 @@ export class ScrapeService {
       try {
         egress = await this.openEgress(apiKey, req, deadline);
         page = await untilAborted(this.fetchPastWalls(req, egress, cancelled), this.deps.stopping, cancelled);
-        answer = await untilAborted(Promise.resolve(shape(page)), this.deps.stopping, cancelled);
+        const ends = cancelled ? AbortSignal.any([deadline.signal, cancelled]) : deadline.signal;
+        answer = await untilAborted(Promise.resolve(shape(page, { key: hashApiKey(apiKey), signal: ends })), this.deps.stopping, cancelled);
         // Never charged for an answer whose caller has already gone.
         if (cancelled?.aborted) throw new ClientCancelledError();
       } catch (err) {
         if (err instanceof ClientCancelledError) this.deps.metrics.clientCancelled();
-        const failure = unchargedBrowserWork(req, err);
-        if (failure) this.deps.metrics.unchargedBrowserFailure();
-        await reservation.refund({ status: statusOf(err), pageStatus: null, failure: failureOf(err), proxyCountry: egress?.route.country ?? null }, failure);
+        const failure = unchargedWork(req, err);
+        if (failure === 'browser') this.deps.metrics.unchargedBrowserFailure();
+        await reservation.refund({ status: statusOf(err), pageStatus: null, failure: failureOf(err), proxyCountry: egress?.route.country ?? null }, failure !== undefined);
         throw err;
       }
       try {
@@ -212,7 +227,9 @@ function statusOf(err: unknown): number {
 
 /** Why a request failed, in the ledger's words: what the service says of it, never a bug's insides (which may hold anything). */
 function failureOf(err: unknown): string {
-  const known = err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError || err instanceof ClientCancelledError;
+  const known =
+    err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError ||
+    err instanceof ExtractRulesError || err instanceof HtmlWorkError || err instanceof ClientCancelledError;
   return (known ? err.message : 'a failure inside the service').slice(0, 200);
 }
 

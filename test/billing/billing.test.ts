@@ -97,8 +97,8 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         instanceId: 'test-instance',
         now: () => now,
       });
-    const plain = (cost: number) => ({ cost, browser: false, at: now });
-    const browser = (cost = 10) => ({ cost, browser: true, at: now });
+    const plain = (cost: number) => ({ cost, budgeted: false, at: now });
+    const browser = (cost = 10) => ({ cost, budgeted: true, at: now });
     const refused = (work: Promise<unknown>) => work.then(() => undefined, (err: unknown) => err);
     /** A request's deadline 5 s after `now`, as the scrape service gives it. */
     const deadline = () => ({ at: now + 5_000, budgetMs: 5_000 });
@@ -288,7 +288,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
   let key: string;
   const realBilling = () =>
     new Billing({ store: fake, deferred: new DeferredWrites({ firstDelayMs: 10, maxDelayMs: 20 }), budget: { allowance: 0, windowMs: HOUR }, leaseGraceMs: 1_000, instanceId: 'test' });
-  const debit = () => ({ cost: 10, browser: false, at: Date.now() });
+  const debit = () => ({ cost: 10, budgeted: false, at: Date.now() });
   const deadline = (ms: number) => ({ at: Date.now() + ms, budgetMs: ms });
   beforeEach(() => {
     fake = new FakeBillingStore();

@@ -86,7 +86,7 @@ describe('scrapegate CLI', () => {
       const key = await store.key({ credits: 100 });
       const billing = new SqlBillingStore(store.db);
       const facts = { instanceId: 'cli-test', operation: 'v2GeneralGet', engine: 'plain', proxyType: 'datacenter', proxyCountry: null, targetHost: 'example.com', settleLimitMs: 60_000 };
-      const debit = { cost: 5, browser: false, at: Date.now() };
+      const debit = { cost: 5, budgeted: false, at: Date.now() };
       const off = { allowance: 0, windowMs: 3_600_000 };
       const [charged, refunded] = [randomUUID(), randomUUID()];
       expect(await billing.reserveByHash(hashApiKey(key), debit, off, { ...facts, requestId: charged })).to.equal(true);

@@ -3,7 +3,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CATALOG, loadCatalog } from '../../src/config/catalog.js';
-import { ConfigError, defaultPoolSize, loadConfig } from '../../src/config/config.js';
+import { ConfigError, defaultHtmlWorkers, defaultPoolSize, loadConfig } from '../../src/config/config.js';
 
 describe('loadConfig', () => {
   it('has working defaults: port 8080 on all interfaces, SQLite under ./data, private targets refused', () => {
@@ -46,6 +46,19 @@ describe('loadConfig', () => {
       idleCheckMs: 20_000,
     });
     expect(() => loadConfig({ SELENIUM_REMOTE_URL: 'grid:4444' })).to.throw(ConfigError, /SELENIUM_REMOTE_URL/);
+  });
+
+  it('reads the HTML work settings: threads, the queue in all and per key, the task time', () => {
+    expect(loadConfig({}).htmlWork).to.deep.equal({ threads: defaultHtmlWorkers(), queueSize: 64, perKeyQueue: 16, taskTimeoutMs: 15_000 });
+    const c = loadConfig({ HTML_WORKERS: '3', HTML_QUEUE_SIZE: '100', HTML_QUEUE_PER_KEY: '4', HTML_TASK_TIMEOUT_SECONDS: '5' });
+    expect(c.htmlWork).to.deep.equal({ threads: 3, queueSize: 100, perKeyQueue: 4, taskTimeoutMs: 5_000 });
+    for (const [name, bad] of [['HTML_WORKERS', '0'], ['HTML_WORKERS', '65'], ['HTML_QUEUE_SIZE', '0'], ['HTML_QUEUE_PER_KEY', 'x'], ['HTML_TASK_TIMEOUT_SECONDS', '601']]) {
+      expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).to.throw(ConfigError, new RegExp(name));
+    }
+  });
+
+  it('gives the HTML work a thread per core, at least two and at most eight', () => {
+    expect([1, 2, 4, 16].map((cores) => defaultHtmlWorkers(cores))).to.deep.equal([2, 2, 4, 8]);
   });
 
   it('sizes the default pool by cores, bounded by memory', () => {

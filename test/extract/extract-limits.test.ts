@@ -26,9 +26,9 @@ describe('extract: limits', () => {
     });
 
     it('stops at the cap before producing the value past it', () => {
-      // Each value is one character and the text cap is the results cap: a value made before the
-      // count was checked would pass the text cap first and be refused as too large instead.
-      const err = refusal(items(50_000), { l: { selector: 'b', type: 'list' } }, { maxResults: 100, maxResultChars: 100 });
+      // {"l":[ and ]}, and 100 values "x" with their commas, are 407 characters of JSON: a value
+      // made before the count was checked would pass the size cap first and be refused as too large instead.
+      const err = refusal(items(50_000), { l: { selector: 'b', type: 'list' } }, { maxResults: 100, maxResultChars: 408 });
       expect(err.issues[0]).to.deep.include({ path: ['l'], type: 'value_error.extract_rules.too_many_results' });
     });
 
@@ -37,8 +37,39 @@ describe('extract: limits', () => {
       expect(err.issues[0]).to.deep.include({ path: ['l'], type: 'value_error.extract_rules.too_large' });
     });
 
+    it('counts every character of the JSON: the answer at the cap passes, one character less is refused', () => {
+      const table = '<table><thead><tr><th>a "q"</th><th>b</th></tr></thead><tr><td>1</td></tr><tr><td>2</td><td>3</td><td>4</td></tr></table>';
+      const html = `<ul>${'<li data-x="\u2028"><b>x\ty</b><i>"</i></li>'.repeat(3)}</ul>${table}<p>\ud800 é</p>`;
+      const rules = {
+        'a "quoted" name': { selector: 'li', type: 'list', output: { b: 'b', missing: 'em', attr: ':scope@data-x', none: ':scope@nope', i: { selector: 'i', clean: false } } },
+        '': undefined,
+        empty: { selector: 'ol', type: 'list' },
+        rows: { selector: 'table', output: 'table_array' },
+        json: { selector: 'table', output: 'table_json' },
+        p: 'p',
+        html: { selector: 'li', output: 'html' },
+      } as Record<string, unknown>;
+      delete rules[''];
+      const result = run(html, rules);
+      const length = JSON.stringify(result).length;
+      expect(run(html, rules, { maxResultChars: length })).to.deep.equal(result);
+      expect(refusal(html, rules, { maxResultChars: length - 1 }).issues[0].type).to.equal('value_error.extract_rules.too_large');
+    });
+
+    it('counts the names and the nulls of rules that match nothing (attack 3), and stops before building the rest', () => {
+      const name = (i: number) => `${'n'.repeat(137)}${String(i).padStart(3, '0')}`;
+      const nested = Object.fromEntries(Array.from({ length: 88 }, (_, i) => [name(i), 'nothing']));
+      const rules = { l: { selector: 'br', type: 'list', output: nested } };
+      const page = '<br>'.repeat(10_000);
+      // Each item is {"<140 characters>":null,…}: 88 × (142 + 1 + 4) + 87 + 2 = 13,025 characters; 10,000 of them, 130 MB.
+      const err = refusal(page, rules, { maxResultChars: 1_000_000 });
+      expect(err.issues[0]).to.deep.include({ type: 'value_error.extract_rules.too_large', msg: 'the extracted answer exceeds 1,000,000 characters of JSON' });
+      expect(err.issues[0].path[0]).to.equal('l');
+    });
+
     it('refuses work past the step cap, naming the rule', () => {
-      const err = refusal(items(1_000), { ok: 'b', costly: { selector: 'li', type: 'list', output: { b: 'b' } } }, { maxWorkSteps: 3_000 });
+      // The parse takes 2,001 of the steps (one for each of the page's elements), the rules the rest.
+      const err = refusal(items(1_000), { ok: 'b', costly: { selector: 'li', type: 'list', output: { b: 'b' } } }, { maxWorkSteps: 5_001 });
       expect(err.issues[0]).to.deep.include({ path: ['costly'], type: 'value_error.extract_rules.too_costly' });
     });
   });
@@ -59,9 +90,10 @@ describe('extract: limits', () => {
       expect(result).to.deep.equal({ empty: Array.from({ length: 90 }, (_, i) => `d${511 + i}`), span: 'x', parent: 't' });
     });
 
-    it('reads text, html and attributes in 100,000 nested elements, unclosed ones too', function () {
+    it('reads text, html and attributes in 30,000 nested elements, unclosed ones too', function () {
       this.timeout(120_000);
-      const page = `${'<div class="d">'.repeat(100_000)}<span title="t">x</span>`;
+      const levels = 30_000;
+      const page = `${'<div class="d">'.repeat(levels)}<span title="t">x</span>`;
       const result = run(page, {
         text: 'div',
         span: 'div span@title',
@@ -70,11 +102,20 @@ describe('extract: limits', () => {
         contains: 'div:contains("x") > span',
       });
       expect(result).to.deep.include({ text: 'x', span: 't', nested: { s: 'x', d: 't' }, contains: 'x' });
-      // 512 levels of div as parsed, the one at the last level holding the other 99,488 and the span.
+      // 512 levels of div as parsed, the one at the last level holding the other 29,488 and the span.
       const html = (result as { html: string }).html;
       expect(html.startsWith('<div class="d"><div class="d">')).to.equal(true);
       expect(html.endsWith('<div class="d"></div><span title="t">x</span></div>' + '</div>'.repeat(511))).to.equal(true);
-      expect(html.length).to.equal(100_000 * '<div class="d"></div>'.length + '<span title="t">x</span>'.length);
+      expect(html.length).to.equal(levels * '<div class="d"></div>'.length + '<span title="t">x</span>'.length);
+    });
+
+    it('counts the parse of a deeply nested page in the steps: 100,000 nested elements are refused, in a fraction of their parse', function () {
+      this.timeout(60_000);
+      // htmlparser2 alone takes about 4 s over this page (its stack of open elements shifts at each one).
+      const started = performance.now();
+      const err = refusal('<div>'.repeat(100_000), { a: 'p' });
+      expect(err.issues[0]).to.deep.include({ path: [], type: 'value_error.extract_rules.too_costly' });
+      expect(performance.now() - started).to.be.below(3_000);
     });
 
     it('ends work that grows with the square of the page with a 422 naming the rule, quickly', () => {

@@ -196,9 +196,9 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
     return [...this.keys.values()].find((k) => k.keyHash === keyHash);
   }
 
-  private reserve(key: FakeKey, { cost, browser, at }: Debit, { allowance, windowMs }: BrowserFailureBudget, entry: LedgerEntry): boolean {
+  private reserve(key: FakeKey, { cost, budgeted, at }: Debit, { allowance, windowMs }: BrowserFailureBudget, entry: LedgerEntry): boolean {
     if (key.creditsRemaining < cost) return false;
-    if (browser) {
+    if (budgeted) {
       const expired = key.browserWindowStart <= at - windowMs;
       const within = allowance === 0 || expired || key.browserFailures < allowance || key.browserFailures * 2 < key.browserAttempts;
       if (!within) return false;
@@ -208,7 +208,7 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
     }
     key.creditsRemaining -= cost;
     this.ledger.set(entry.requestId, {
-      requestId: entry.requestId, apiKeyId: key.id, periodEnd: key.periodEnd, cost, browser, startedAt: at,
+      requestId: entry.requestId, apiKeyId: key.id, periodEnd: key.periodEnd, cost, browser: budgeted, startedAt: at,
       reservedAt: this.clock(), settleLimitMs: entry.settleLimitMs, outcome: 'reserved',
     });
     return true;

@@ -42,7 +42,7 @@ for (const database of testDatabases()) {
       const body = (await refused.json()) as { detail: string };
       expect(refused.status).to.equal(429);
       expect(body.detail).to.equal(
-        'Too many browser requests of this key failed uncharged in the last hour (3 of 3). Browser requests resume when the hour ends; plain requests (browser=false) are not limited.',
+        'Too many costly requests of this key (browser=true, or with Markdown, text or extract_rules) failed uncharged in the last hour (3 of 3). They resume when the hour ends; plain requests (browser=false, answered with the page itself) are not limited.',
       );
       expect(Number(refused.headers.get('retry-after'))).to.be.within(3_500, 3_600);
       await expectMatchesSpec('v2GeneralGet', refused, body);

@@ -43,7 +43,7 @@ const PER_KEY = 1_500;
     const reserve = async (k: number, i: number) => {
       const requestId = randomUUID();
       const entry = { requestId, instanceId: 'crashed', operation: 'v2GeneralGet', engine: 'plain', proxyType: 'datacenter', proxyCountry: null, targetHost: 'example.com', settleLimitMs: i % 10 === 0 ? 60_000 : 1 };
-      expect(await billing.reserveByHash(hashApiKey(keys[k]), { cost: costs[k], browser: false, at: Date.now() }, off, entry)).to.equal(true);
+      expect(await billing.reserveByHash(hashApiKey(keys[k]), { cost: costs[k], budgeted: false, at: Date.now() }, off, entry)).to.equal(true);
       if (i % 10 === 0) {
         expect(await billing.charge(requestId, { endedAt: Date.now(), status: 200, pageStatus: 200, durationMs: 5, failure: null, proxyCountry: null }, 60_000, 5_000)).to.equal(true);
         chargedCredits[k] += costs[k];

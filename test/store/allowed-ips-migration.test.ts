@@ -44,7 +44,7 @@ for (const database of testDatabases()) {
     /** One reservation alone, then three at once (a batch on MySQL). */
     const reserves = async (hash: string) => {
       const store = new SqlBillingStore(db);
-      const debit = { cost: 1, browser: false, at: Date.now() };
+      const debit = { cost: 1, budgeted: false, at: Date.now() };
       const alone = await store.reserveByHash(hash, debit, off, entry());
       const crowd = await Promise.all([1, 2, 3].map(() => store.reserveByHash(hash, debit, off, entry())));
       return [alone, ...crowd];

@@ -46,7 +46,7 @@ for (const database of testDatabases()) {
       await drop?.();
     });
     const reserve = async (key: string, cost: number, e = entry()) => {
-      expect(await store.reserveByHash(hashApiKey(key), { cost, browser: false, at: Date.now() }, off, e)).to.equal(true);
+      expect(await store.reserveByHash(hashApiKey(key), { cost, budgeted: false, at: Date.now() }, off, e)).to.equal(true);
       return e.requestId;
     };
     const remaining = async (key: string) => (await keys.find(key))!.creditsRemaining;
@@ -89,7 +89,7 @@ for (const database of testDatabases()) {
       const settled = entry();
       for (const [slot, e] of [[0, running], [1, settled]] as const) {
         expect(await store.takeSlot({ apiKeyId: record.id, slot, leaseId: e.requestId }, Date.now() + 60_000, Date.now())).to.equal(true);
-        expect(await store.reserveById(record.id, record.periodEnd, { cost: 1, browser: false, at: Date.now() }, off, e)).to.equal(true);
+        expect(await store.reserveById(record.id, record.periodEnd, { cost: 1, budgeted: false, at: Date.now() }, off, e)).to.equal(true);
       }
       await store.charge(settled.requestId, ended(200, 5), 60_000, 5_000);
       expect(await books.releaseSettledSlots(60_000)).to.equal(1);

@@ -100,7 +100,7 @@ for (const database of testDatabases()) {
       const accounts = await Promise.all([25, 10, 40].map((credits) => keys.create({ planName: 'startup', credits, maxConcurrency: null })));
       statements.length = 0;
       const asks = Array.from({ length: 120 }, (_, i) => ({ key: accounts[i % 3].key, e: entry() }));
-      const reserved = await Promise.all(asks.map((a) => store.reserveByHash(hashApiKey(a.key), { cost: 1, browser: false, at: now }, off, a.e)));
+      const reserved = await Promise.all(asks.map((a) => store.reserveByHash(hashApiKey(a.key), { cost: 1, budgeted: false, at: now }, off, a.e)));
       for (const [i, credits] of [25, 10, 40].entries()) {
         const mine = asks.flatMap((a, j) => (a.key === accounts[i].key ? [reserved[j]] : []));
         expect(mine.filter(Boolean).length, `key ${i}`).to.equal(credits);
@@ -120,7 +120,7 @@ for (const database of testDatabases()) {
       const { key } = await keys.create({ planName: 'startup', credits: 100, maxConcurrency: null });
       const twice = entry();
       const others = [entry(), entry(), entry()];
-      const settled = await Promise.allSettled([twice, ...others, twice].map((e) => store.reserveByHash(hashApiKey(key), { cost: 10, browser: false, at: now }, off, e)));
+      const settled = await Promise.allSettled([twice, ...others, twice].map((e) => store.reserveByHash(hashApiKey(key), { cost: 10, budgeted: false, at: now }, off, e)));
       expect(settled.map((s) => s.status)).to.have.members(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
       expect((await keys.find(key))?.creditsRemaining).to.equal(60);
       expect(await db.knex('request_ledger').whereIn('request_id', [twice, ...others].map((e) => e.requestId)).count({ n: '*' }).first()).to.deep.include({ n: 4 });

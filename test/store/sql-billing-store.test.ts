@@ -24,7 +24,7 @@ for (const database of testDatabases()) {
     let keys: ApiKeyStore;
     const now = Date.now();
     const off = { allowance: 0, windowMs: 3_600_000 };
-    const plain = (cost: number, at = now) => ({ cost, browser: false, at });
+    const plain = (cost: number, at = now) => ({ cost, budgeted: false, at });
     before(async () => {
       db = openDatabase(database.freshUrl());
       await migrate(db);
@@ -92,7 +92,7 @@ for (const database of testDatabases()) {
       const { key } = await keys.create({ planName: 'startup', credits: 1000, maxConcurrency: null });
       const hash = hashApiKey(key);
       const budget = { allowance: 3, windowMs: 3_600_000 };
-      const browser = (at = now) => ({ cost: 10, browser: true, at });
+      const browser = (at = now) => ({ cost: 10, budgeted: true, at });
       for (let i = 0; i < 3; i++) {
         const e = entry();
         expect(await store.reserveByHash(hash, browser(), budget, e)).to.equal(true);

@@ -90,7 +90,7 @@ export class MysqlLedger {
     const byHash = 'hash' in key;
     const result = await this.knex.raw('CALL scrapegate_reserve(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
       entry.requestId, byHash ? key.hash : null, byHash ? null : key.id, byHash ? null : key.periodEnd,
-      debit.cost, debit.browser ? 1 : 0, debit.at, b.expired, b.from, b.allowance,
+      debit.cost, debit.budgeted ? 1 : 0, debit.at, b.expired, b.from, b.allowance,
       entry.settleLimitMs, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
     ]).options(limited(timeoutMs));
     return Number(answer(result, 'reserved') ?? 0) === 1;
@@ -103,7 +103,7 @@ function reservationJson({ key, debit, budget, entry }: Reservation): Record<str
   const byHash = 'hash' in key;
   return {
     r: entry.requestId, h: byHash ? key.hash : null, k: byHash ? null : key.id, p: byHash ? null : key.periodEnd,
-    c: debit.cost, b: debit.browser ? 1 : 0, a: debit.at, e: b.expired, f: b.from, w: b.allowance,
+    c: debit.cost, b: debit.budgeted ? 1 : 0, a: debit.at, e: b.expired, f: b.from, w: b.allowance,
     s: entry.settleLimitMs, i: entry.instanceId, o: entry.operation, g: entry.engine, t: entry.proxyType, y: entry.proxyCountry, n: entry.targetHost,
   };
 }

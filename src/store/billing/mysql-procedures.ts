@@ -5,7 +5,8 @@
 export const MYSQL_NOW_MS = 'CAST(UNIX_TIMESTAMP(SYSDATE(3)) * 1000 AS SIGNED)';
 
 /**
- * The budget counting of a browser debit (billing/browser-budget.ts states the rule). MySQL
+ * The budget counting of a budgeted debit (billing/browser-budget.ts states the rule; p_browser is
+ * Debit.budgeted, under the name it had when only browser requests were budgeted). MySQL
  * reads a column assigned earlier in the same statement, so the window's start comes last.
  */
 export const COUNT_ATTEMPT = `browser_attempts = CASE WHEN p_browser = 0 THEN browser_attempts WHEN browser_window_start <= p_expired THEN 1 ELSE browser_attempts + 1 END,

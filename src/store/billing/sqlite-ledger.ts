@@ -4,7 +4,7 @@ import { budgetBindings } from './budget-bindings.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
 
 /**
- * The budget counting of a browser debit (billing/browser-budget.ts states the rule); SQLite
+ * The budget counting of a budgeted debit (billing/browser-budget.ts states the rule); SQLite
  * reads every column's old value in a statement, so the order of assignments is free.
  */
 const COUNT_ATTEMPT = `browser_attempts = CASE WHEN browser_window_start <= ? THEN 1 ELSE browser_attempts + 1 END,
@@ -14,8 +14,8 @@ const WITHIN_BUDGET = `(browser_window_start <= ? OR browser_failures < ? OR bro
 /** The hot path's key: uncapped and unrestricted (billing.ts reserves the others by id, once judged). */
 const BY_HASH = `key_hash = ? AND revoked_at IS NULL AND max_concurrency IS NULL AND allowed_ips IS NULL AND period_start <= ? AND period_end > ? AND credits_remaining >= ?`;
 const BY_ID = `id = ? AND period_end = ? AND revoked_at IS NULL AND credits_remaining >= ?`;
-const DEBIT = (where: string, browser: boolean) =>
-  browser
+const DEBIT = (where: string, budgeted: boolean) =>
+  budgeted
     ? `UPDATE api_keys SET credits_remaining = credits_remaining - ?, ${COUNT_ATTEMPT} WHERE ${where} AND ${WITHIN_BUDGET}`
     : `UPDATE api_keys SET credits_remaining = credits_remaining - ? WHERE ${where}`;
 const INSERT_ROW = (where: string) => `INSERT INTO request_ledger (request_id, api_key_id, period_end, instance_id, operation, engine, proxy_type,
@@ -42,17 +42,17 @@ export class SqliteLedger {
    * of the turn (sqlite-group-commit.ts).
    */
   reserve(key: { hash: string } | { id: number; periodEnd: number }, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry): Promise<boolean> {
-    const { cost, browser, at } = debit;
+    const { cost, budgeted, at } = debit;
     const b = budgetBindings(at, budget);
     const byHash = 'hash' in key;
     const where = byHash ? BY_HASH : BY_ID;
     const keyBindings = byHash ? [key.hash, at, at, cost] : [key.id, key.periodEnd, cost];
-    const debitBindings = browser ? [cost, b.expired, b.expired, b.expired, at, ...keyBindings, b.from, b.allowance] : [cost, ...keyBindings];
+    const debitBindings = budgeted ? [cost, b.expired, b.expired, b.expired, at, ...keyBindings, b.from, b.allowance] : [cost, ...keyBindings];
     const rowBindings = [
       entry.requestId, entry.instanceId, entry.operation, entry.engine, entry.proxyType, entry.proxyCountry, entry.targetHost,
-      cost, browser ? 1 : 0, at, Date.now(), entry.settleLimitMs, byHash ? key.hash : key.id,
+      cost, budgeted ? 1 : 0, at, Date.now(), entry.settleLimitMs, byHash ? key.hash : key.id,
     ];
-    const [debitSql, rowSql] = [DEBIT(where, browser), INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?')];
+    const [debitSql, rowSql] = [DEBIT(where, budgeted), INSERT_ROW(byHash ? 'key_hash = ?' : 'id = ?')];
     return this.group.run((conn) => {
       if (conn.prepare(debitSql).run(...debitBindings).changes !== 1) return false;
       conn.prepare(rowSql).run(...rowBindings);

@@ -123,4 +123,22 @@ describe('WallDetector', () => {
       rejects({ rules: [] }, /array/);
     });
   });
+
+  describe('hostile bodies', () => {
+    // The body is scanned on the event loop for every page fetched: a target that repeats a
+    // rule's marker over the whole scanned prefix must not make a pattern backtrack for seconds
+    // (an unbounded [^"]* between two markers did: 256 KiB of "/ips.js?" took 10 s).
+    const markers = ['a', '/ips.js?', '_Incapsula_Resource?', 'class="', "class='", '__cf_chl_a_', 'Reference #1.', 'Reference &#32;', 'error code: <x>', 'press & hold ', 'KPSDK', 'window.KPSDK = {', '"host": "', 'id="cf-'];
+    const fill = (unit: string) => unit.repeat(Math.ceil(BODY_SCAN_LIMIT / unit.length)).slice(0, BODY_SCAN_LIMIT);
+    for (const marker of markers) {
+      it(`answers a ${BODY_SCAN_LIMIT / 1024} KiB body of ${JSON.stringify(marker)} repeated quickly, at every status`, () => {
+        const body = fill(marker);
+        for (const status of [200, 403, 429, 503]) {
+          const started = performance.now();
+          detector.detect({ status, headers: [['server', 'cloudflare']], body });
+          expect(performance.now() - started, `status ${status}`).to.be.below(100);
+        }
+      });
+    }
+  });
 });
