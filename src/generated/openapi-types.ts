@@ -942,9 +942,11 @@ export interface components {
          */
         ScreenshotFullPage: boolean;
         /**
-         * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
-         *     height). If nothing matches, or the element has no size, the answer is
-         *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+         * @description Only the first element matching this CSS selector, as far as it lies within
+         *     the page's layout, cut at the window's width and at 16,384 pixels of height
+         *     (`Svc-screenshot-truncated: true` then). If nothing matches, or the element
+         *     has no size within the layout, the answer is HTTP 404, not charged; a
+         *     selector that is not valid CSS gets HTTP 422.
          */
         ScreenshotSelector: components["schemas"]["CssSelector"];
         /** @description The browser window's width in CSS pixels while the page renders. */
@@ -977,8 +979,9 @@ export interface components {
          */
         PageStatusCode: number;
         /**
-         * @description `true` when the page or element was taller than 16,384 CSS pixels and the
-         *     image was cut there; absent otherwise.
+         * @description `true` when the page or element was taller than 16,384 CSS pixels, or the
+         *     element wider than the window, and the image was cut there; absent
+         *     otherwise.
          */
         ScreenshotTruncated: "true";
     };
@@ -2784,9 +2787,11 @@ export interface operations {
                  */
                 screenshot_full_page?: components["parameters"]["ScreenshotFullPage"];
                 /**
-                 * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
-                 *     height). If nothing matches, or the element has no size, the answer is
-                 *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+                 * @description Only the first element matching this CSS selector, as far as it lies within
+                 *     the page's layout, cut at the window's width and at 16,384 pixels of height
+                 *     (`Svc-screenshot-truncated: true` then). If nothing matches, or the element
+                 *     has no size within the layout, the answer is HTTP 404, not charged; a
+                 *     selector that is not valid CSS gets HTTP 422.
                  */
                 screenshot_selector?: components["parameters"]["ScreenshotSelector"];
                 /** @description The browser window's width in CSS pixels while the page renders. */
