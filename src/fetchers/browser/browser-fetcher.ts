@@ -48,7 +48,7 @@ export class BrowserFetcher implements Fetcher {
       throw this.translate(err, spec.deadline, render.recorder.mainRequestId !== undefined);
     } finally {
       render.stop();
-      this.pool.release(session, { healthy, touched: render.touched });
+      this.pool.release(session, { healthy });
     }
   }
 

@@ -38,11 +38,12 @@ const FIRST_ID = 1_000_000_000;
 const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
 
 /**
- * Chrome DevTools Protocol over Selenium's own connection to the browser, attached to the
- * session's page target (local chromedriver or Grid alike). Commands are sent and matched here
- * (Selenium's sender adds a socket listener per command and has no way to address another
- * target); events are read from the same socket, in the one place that knows its private name.
- * Out-of-process iframes attach to the page automatically (flattened), and `sendTo` reaches them.
+ * Chrome DevTools Protocol over Selenium's own connection to the browser (browser-level, local
+ * chromedriver or Grid alike), with one page target as its page (`usePage`). Commands are sent and
+ * matched here (Selenium's sender adds a socket listener per command and has no way to address
+ * another target); events are read from the same socket, in the one place that knows its private
+ * name, and only the page's (and the browser's own) are handed on. Out-of-process iframes attach
+ * to the page automatically (flattened), and `sendTo` reaches them.
  */
 export class CdpSession {
   private readonly handlers = new Map<string, Set<CdpEventHandler>>();
@@ -51,8 +52,8 @@ export class CdpSession {
   private readonly frameSessions = new Map<string, string>();
   private nextId = FIRST_ID;
   private closed = false;
-  /** The page's session, fixed at attach: Selenium may move its own connection's field later. */
-  private readonly pageSession: string | undefined;
+  /** The page's session: ours to choose (Selenium moves its own connection's field as it likes). */
+  private pageSession: string | undefined;
 
   private constructor(private readonly connection: SeleniumCdpConnection) {
     this.pageSession = connection.sessionId ?? undefined;
@@ -69,6 +70,9 @@ export class CdpSession {
     if (message.method === 'Target.attachedToTarget') {
       const info = p.targetInfo as { type?: string; targetId?: string } | undefined;
       if (info?.type !== 'iframe' || !info.targetId) return;
+      // Only the page's own frames: a page left behind may still report its own for a moment.
+      const parent = message.sessionId;
+      if (parent !== this.pageSession && ![...this.frameSessions.values()].includes(parent ?? '')) return;
       const child = String(p.sessionId);
       this.frameSessions.set(info.targetId, child);
       this.sendTo(child, 'Target.setAutoAttach', AUTO_ATTACH).catch(() => undefined);
@@ -77,20 +81,34 @@ export class CdpSession {
     }
   }
 
+  /** A browser-level connection: browser contexts are made and disposed through it. */
   static async attach(driver: WebDriver): Promise<CdpSession> {
-    const connection = (await driver.createCDPConnection('page')) as SeleniumCdpConnection;
-    const session = new CdpSession(connection);
-    await session.send('Target.setAutoAttach', AUTO_ATTACH);
-    return session;
+    const connection = (await driver.createCDPConnection('browser')) as SeleniumCdpConnection;
+    return new CdpSession(connection);
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
+  /**
+   * From now on `sessionId` (attached, flattened, to a page target) is the page: commands without
+   * a session go to it, and only its events are handed on. The last page's iframes go with it.
+   */
+  async usePage(sessionId: string): Promise<void> {
+    this.pageSession = sessionId;
+    this.frameSessions.clear();
+    await this.send('Target.setAutoAttach', AUTO_ATTACH);
+  }
+
   /** A command to the page target. */
   send<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
     return this.sendTo(undefined, method, params, timeoutMs);
+  }
+
+  /** A command to the browser itself (Target, Browser). */
+  sendToBrowser<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    return this.transmit(undefined, method, params, timeoutMs);
   }
 
   /** The DevTools session of an out-of-process iframe, when `frameId` is one. */
@@ -108,13 +126,12 @@ export class CdpSession {
     this.frameSessions.clear();
   }
 
-  /**
-   * A command to one session: an iframe's from `frameSession`, or the page's when undefined.
-   * (Locally Selenium connects to the page target itself, on a Grid to the browser; only the
-   * page's session means the same in both.)
-   */
+  /** A command to one session: an iframe's from `frameSession`, or the page's when undefined. */
   sendTo<T = Record<string, unknown>>(frameSessionId: string | undefined, method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
-    const sessionId = frameSessionId ?? this.pageSession;
+    return this.transmit(frameSessionId ?? this.pageSession, method, params, timeoutMs);
+  }
+
+  private transmit<T>(sessionId: string | undefined, method: string, params: object, timeoutMs: number): Promise<T> {
     if (this.closed) return Promise.reject(new CdpError(`${method}: the DevTools connection is closed`));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {

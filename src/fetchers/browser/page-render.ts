@@ -15,7 +15,6 @@ import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
-import type { StorageScope } from './session-reset.js';
 import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
@@ -39,8 +38,6 @@ export class PageRender {
   private readonly interceptor: RequestInterceptor;
   private readonly reader: PageReader;
   private exceeded: 'redirects' | 'body' | undefined;
-  /** What the gateway saw the render reach, kept when it stops serving. */
-  private readonly reached = new Set<string>();
 
   constructor(
     private readonly session: BrowserSession,
@@ -60,20 +57,9 @@ export class PageRender {
     this.reader = new PageReader(session.cdp, session.mainFrameId);
   }
 
-  /**
-   * Every origin the render touched, to be wiped before the session is reused: the main
-   * target's as CDP saw them, and every one the gateway carried traffic for (popups, out-of-process
-   * iframes and workers are not on the main target's Network domain, but nothing leaves without
-   * the gateway).
-   */
-  get touched(): StorageScope {
-    return { origins: new Set([...this.recorder.origins, ...this.reached]), topSites: this.recorder.topSites };
-  }
-
   stop(): void {
     this.recorder.stop();
     this.interceptor.stop();
-    for (const origin of this.session.gateway.origins()) this.reached.add(origin);
     this.session.gateway.finish();
   }
 
