@@ -17,7 +17,7 @@ export interface SelfSignedCert {
 /** A certificate for 127.0.0.1 (or the names given, as `DNS:a.example,IP:…`), self-signed, made by openssl now. */
 export function selfSignedCert(subjectAltName = 'IP:127.0.0.1'): SelfSignedCert {
   const dir = mkdtempSync(join(tmpdir(), 'tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=scrapegate test', '-addext', `subjectAltName=${subjectAltName}`, '-days', '1',
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', `subjectAltName=${subjectAltName}`, '-days', '1',
     '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
   return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certPath: join(dir, 'cert.pem') };
 }

@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
+import { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -36,9 +39,14 @@ function shown(page: string, id: string): unknown {
  */
 describe('browser sessions shared by tenants: network and profile state', function () {
   this.timeout(120_000);
-  const cert = selfSignedCert('DNS:hsts.scrapegate.test,DNS:tls.scrapegate.test');
+  const cert = selfSignedCert('DNS:hsts.scrapegate.test,DNS:tls.scrapegate.test,IP:127.0.0.1');
   const home = mkdtempSync(join(tmpdir(), 'home-'));
-  const s = useSuite(testDatabases()[0], () => ({ BROWSER_POOL_SIZE: '1', CHROMIUM_PATH: chromiumTrusting([spkiHash(cert.certPath)]), HOME: home }), '127.0.0.1', [LOOPBACK_NAMES]);
+  const s = useSuite(
+    testDatabases()[0],
+    () => ({ BROWSER_POOL_SIZE: '1', CHROMIUM_PATH: chromiumTrusting([spkiHash(cert.certPath)]), HOME: home, NODE_EXTRA_CA_CERTS: cert.certPath }),
+    '127.0.0.1',
+    [LOOPBACK_NAMES],
+  );
   // Another origin (another port) for redirects.
   const other = new TargetServer('127.0.0.1');
   let tls: https.Server;
@@ -135,6 +143,48 @@ describe('browser sessions shared by tenants: network and profile state', functi
     });
   });
 
+  it("a URL's credentials are the main request's own Authorization, never in Chromium's URL, and follow redirects on their origin only", async () => {
+    await probed(async () => {
+      const before = authorizations('/private/a').length;
+      const res = await render(first, url('/private/a', 'alice:s3cret@'), [['js_snippet', b64('document.body.dataset.href = location.href')]]);
+      const page = await res.text();
+      // Sent with the first request, not after a 401, and the page never saw them.
+      expect(authorizations('/private/a').slice(before)).to.deep.equal([ALICE]);
+      expect(page).to.contain(`data-href="${url('/private/a')}"`);
+      expect((await render(first, url('/private/stay', 'alice:s3cret@'))).status).to.equal(200);
+      expect(authorizations('/private/a').at(-1), 'a redirect on the same origin').to.equal(ALICE);
+      expect((await render(first, url('/private/away', 'alice:s3cret@'))).status).to.equal(200);
+      expect(other.requestsTo('/landing').map((r) => r.headers.authorization ?? null), 'a redirect to another origin').to.deep.equal([null]);
+    });
+  });
+
+  it("the plain engine sends a URL's credentials to its own origin only, never across a redirect to another", async () => {
+    const plain = (path: string) => s.call('/v2/general', [['x-api-key', first], ['url', url(path, 'alice:s3cret@')], ['browser', 'false']]);
+    expect((await plain('/private/a')).status).to.equal(200);
+    expect(authorizations('/private/a').at(-1)).to.equal(ALICE);
+    expect((await plain('/private/away')).status).to.equal(200);
+    expect(other.requestsTo('/landing').map((r) => r.headers.authorization ?? null).at(-1), 'a redirect to another origin').to.equal(null);
+  });
+
+  it("the plain engine drops a URL's credentials when a redirect leaves its scheme, even on the same host and port", async () => {
+    const seen: Array<{ secure: boolean; path: string; authorization: string | null }> = [];
+    const dual = await dualProtocol(cert, (req, res) => {
+      seen.push({ secure: (req.socket as TLSSocket).encrypted === true, path: req.url ?? '', authorization: req.headers.authorization ?? null });
+      if (req.url === '/down') return void res.writeHead(302, { location: `http://tls.scrapegate.test:${dual.port}/landed` }).end();
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('landed');
+    });
+    try {
+      const res = await s.call('/v2/general', [['x-api-key', first], ['url', `https://alice:s3cret@tls.scrapegate.test:${dual.port}/down`], ['browser', 'false']]);
+      expect(res.status, await res.clone().text()).to.equal(200);
+      expect(seen).to.deep.equal([
+        { secure: true, path: '/down', authorization: ALICE },
+        { secure: false, path: '/landed', authorization: null },
+      ]);
+    } finally {
+      await dual.close();
+    }
+  });
+
   it("HSTS that one tenant's site set does not upgrade the next tenant's http:// request", async () => {
     await probed(async () => {
       const strict = await render(first, `https://hsts.scrapegate.test:${tlsPort}/`);
@@ -187,3 +237,37 @@ describe('browser sessions shared by tenants: network and profile state', functi
     expect(existsSync(join(home, 'Downloads')), 'a Downloads folder').to.equal(false);
   });
 });
+
+/** One port serving https and plain http alike (by the first byte a client sends), so that only the scheme differs between two URLs. */
+async function dualProtocol(cert: { key: Buffer; cert: Buffer }, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; close(): Promise<void> }> {
+  const plain = http.createServer(handler);
+  const secure = https.createServer({ key: cert.key, cert: cert.cert }, handler);
+  const front = net.createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    // The socket's own handle would skip what was read to tell the protocols apart: a stream over it does not.
+    const stream = new Duplex({
+      read: () => undefined,
+      write: (chunk: Buffer, _encoding, done) => void socket.write(chunk, done),
+      final: (done) => void socket.end(done),
+      destroy: (err, done) => {
+        socket.destroy();
+        done(err);
+      },
+    });
+    socket.once('data', (first: Buffer) => {
+      stream.push(first);
+      socket.on('data', (more: Buffer) => stream.push(more));
+      socket.once('end', () => stream.push(null));
+      (first[0] === 0x16 ? secure : plain).emit('connection', stream);
+    });
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (front.address() as AddressInfo).port,
+    close: async () => {
+      plain.closeAllConnections();
+      secure.closeAllConnections();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    },
+  };
+}

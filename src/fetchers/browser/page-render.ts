@@ -18,6 +18,7 @@ import { NetworkRecorder } from './network-recorder.js';
 import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
+import { splitCredentials } from './url-credentials.js';
 
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
@@ -38,6 +39,8 @@ export class PageRender {
   private readonly interceptor: RequestInterceptor;
   private readonly reader: PageReader;
   private exceeded: 'redirects' | 'body' | undefined;
+  /** The URL as Chromium is given it: without its user name and password. */
+  private readonly url: URL;
 
   constructor(
     private readonly session: BrowserSession,
@@ -52,7 +55,11 @@ export class PageRender {
         session.cdp.post('Page.stopLoading', {});
       },
     });
-    const rewrite = spec.method !== 'GET' || Object.keys(spec.headers).length > 0 ? { method: spec.method, body: spec.body, headers: spec.headers } : undefined;
+    const { url, authorization } = splitCredentials(spec.url);
+    this.url = url;
+    const credentials = authorization ? { authorization, origin: url.origin } : undefined;
+    const rewrite =
+      spec.method !== 'GET' || Object.keys(spec.headers).length > 0 || credentials ? { method: spec.method, body: spec.body, headers: spec.headers, credentials } : undefined;
     this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
     this.reader = new PageReader(session.cdp, session.mainFrameId);
   }
@@ -70,7 +77,7 @@ export class PageRender {
     this.recorder.start();
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
-    for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: spec.url.href });
+    for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
     await this.session.useWindow(PageCapture.window(spec.capture));
 
     await this.navigate();
@@ -147,7 +154,7 @@ export class PageRender {
       if (this.remaining() <= 0) return;
       await this.session.limitPageLoad(Math.max(1, this.remaining()));
       try {
-        await driver.get(this.spec.url.href);
+        await driver.get(this.url.href);
       } catch (err) {
         // A page that never finishes loading is stopped here and answered with what it has; a
         // navigation that failed on the network is the target's failure, not the browser's.
@@ -177,7 +184,7 @@ export class PageRender {
     const text = this.recorder.mainFailure;
     if (!text) return undefined;
     return (
-      this.session.gateway.failureFor(this.recorder.mainUrl ?? this.spec.url.href) ??
+      this.session.gateway.failureFor(this.recorder.mainUrl ?? this.url.href) ??
       fromChromeError(text) ??
       new TargetUnreachableError(text.replace(/^net::/, ''))
     );
