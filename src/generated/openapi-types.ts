@@ -649,9 +649,12 @@ export interface components {
          *     connection was refused or reset, TLS failed, no proxy of the choice could
          *     reach it, or a redirect led where the server does not go; every failure
          *     to connect is retried within the deadline), the deadline passed,
-         *     `wait_for_selector` never matched, or the target's answer was not usable
-         *     (larger than the server's limit, or a file download in browser mode).
-         *     This is not the target's own 404, which comes back as an outer HTTP 200.
+         *     `wait_for_selector` never matched, the target's answer was not usable
+         *     (larger than the server's limit, or a file download in browser mode), or
+         *     the page crashed the browser's renderer (it ran out of memory or reached
+         *     another of the browser's limits; retrying the same page fails the same
+         *     way). This is not the target's own 404, which comes back as an outer HTTP
+         *     200.
          */
         NotFound: {
             headers: {

@@ -50,8 +50,9 @@ export interface ScrapeOutcome<T> {
 
 /**
  * A browser request that ran and then failed on the target's side (unreachable, too slow, no
- * selector, an unusable answer, a wall): the page was loaded, and the caller's script run, for
- * nothing. Refusals before any work, our own failures and limits are not.
+ * selector, an unusable answer, a page that crashed its renderer, a wall): the page was loaded,
+ * and the caller's script run, for nothing. Refusals before any work, our own failures and limits
+ * are not.
  */
 function unchargedBrowserWork(req: ScrapeRequest, err: unknown): boolean {
   const failed = [TargetUnreachableError, DeadlineExceededError, SelectorTimeoutError, TargetUnusableError, AntiBotDetectedError];

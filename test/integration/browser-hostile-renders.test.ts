@@ -2,12 +2,14 @@ import { expect } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { PNG } from 'pngjs';
 import { testDatabases } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { GroupPssSampler, newestSessionGroup } from '../helpers/group-memory.js';
 import { HealthProber } from '../helpers/health-prober.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
 
 const html = (body: string) => (_req: unknown, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+const b64 = (source: string) => Buffer.from(source).toString('base64');
 
 /** /healthz answers within this while an attack runs (the event loop is never held). */
 const HEALTHZ_MS = 100;
@@ -71,5 +73,28 @@ describe('hostile renders: capture bombs and pages that crash their renderer', f
     expect(res.status).to.equal(200);
     const image = PNG.sync.read(Buffer.from(body.screenshot ?? '', 'base64'));
     expect([image.width, image.height]).to.deep.equal([1920, 1080]);
+  });
+
+  it('a page that crashes its renderer is its own failure: 404 saying so, uncharged, counted against the key\'s allowance; the session is replaced', async () => {
+    const crash = `const s = 'a'.repeat(200 * 1024 * 1024); for (let i = 0; i < 20; i++) document.body.append(s + i);`;
+    const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired').length;
+    const counted = async () => Number(/^scrapegate_uncharged_browser_failures_total (\d+)$/m.exec(await (await fetch(`${s.server.base}/metrics`)).text())?.[1] ?? 0);
+    const [before, countedBefore, retiredBefore] = [await s.store.remaining(key), await counted(), retired()];
+    const prober = new HealthProber(s.server.base, s.server.pid);
+    const res = await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/plain')], ['js_snippet', b64(crash)], ['timeout', '60']]);
+    const body = (await res.json()) as { detail: string };
+    const health = await prober.stop();
+    console.log(`      ${res.status} ${body.detail}; /healthz worst ${health.worstMs.toFixed(0)} ms; server RSS peak ${Math.round(health.peakRssMb)} MB`);
+    expect(res.status).to.equal(404);
+    expect(body.detail).to.match(/^The page crashed the browser's renderer/);
+    await expectMatchesSpec('v2GeneralGet', res, body);
+    expect(await s.store.remaining(key), 'not charged').to.equal(before);
+    expect(await counted(), 'counted against the allowance').to.equal(countedBefore + 1);
+    expect(health.worstMs, '/healthz during the crash').to.be.below(HEALTHZ_MS);
+    expect(health.peakRssMb, "the server's RSS").to.be.below(SERVER_RSS_MB);
+    await eventually(() => retired() === retiredBefore + 1, 10_000, 'the crashed session retired');
+    const next = await s.call('/v2/general', [['x-api-key', key], ['url', s.target.url('/plain')]]);
+    expect(next.status).to.equal(200);
+    expect(await next.text()).to.contain('<p id="plain">plain</p>');
   });
 });

@@ -36,7 +36,7 @@ export async function openTab(driver: WebDriver, cdp: CdpSession, gateway: Egres
     const { sessionId } = await cdp.sendToBrowser<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
     // Commands on one DevTools connection run in order: sent together, they cost one round trip.
     await Promise.all([
-      cdp.usePage(sessionId),
+      cdp.usePage(targetId, sessionId),
       cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 }),
       // Each request starts with an empty cache anyway (a new context), so none is kept at all.
       cdp.send('Network.setCacheDisabled', { cacheDisabled: true }),

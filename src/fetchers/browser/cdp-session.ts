@@ -17,6 +17,8 @@ export class CdpError extends Error {}
 
 interface Pending {
   method: string;
+  /** undefined: the browser's. */
+  sessionId: string | undefined;
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
@@ -54,6 +56,9 @@ export class CdpSession {
   private closed = false;
   /** The page's session: ours to choose (Selenium moves its own connection's field as it likes). */
   private pageSession: string | undefined;
+  private pageTarget: string | undefined;
+  /** How the page's renderer ended, when it did (Target.targetCrashed's status: 'crashed', 'killed', 'oom'…). */
+  private pageEnd: string | undefined;
 
   private constructor(private readonly connection: SeleniumCdpConnection) {
     this.pageSession = connection.sessionId ?? undefined;
@@ -81,10 +86,16 @@ export class CdpSession {
     }
   }
 
-  /** A browser-level connection: browser contexts are made and disposed through it. */
+  /**
+   * A browser-level connection: browser contexts are made and disposed through it. Page targets
+   * are reported to it (Target.setDiscoverTargets), so that a renderer's end is heard with its
+   * cause (Target.targetCrashed).
+   */
   static async attach(driver: WebDriver): Promise<CdpSession> {
     const connection = (await driver.createCDPConnection('browser')) as SeleniumCdpConnection;
-    return new CdpSession(connection);
+    const session = new CdpSession(connection);
+    await session.sendToBrowser('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'page' }] });
+    return session;
   }
 
   get isClosed(): boolean {
@@ -92,13 +103,20 @@ export class CdpSession {
   }
 
   /**
-   * From now on `sessionId` (attached, flattened, to a page target) is the page: commands without
-   * a session go to it, and only its events are handed on. The last page's iframes go with it.
+   * From now on `sessionId` (attached, flattened, to `targetId`) is the page: commands without a
+   * session go to it, and only its events are handed on. The last page's iframes go with it.
    */
-  async usePage(sessionId: string): Promise<void> {
+  async usePage(targetId: string, sessionId: string): Promise<void> {
+    this.pageTarget = targetId;
     this.pageSession = sessionId;
+    this.pageEnd = undefined;
     this.frameSessions.clear();
     await this.send('Target.setAutoAttach', AUTO_ATTACH);
+  }
+
+  /** How the page's renderer ended ('crashed', 'killed', 'oom'…), or undefined while it lives. */
+  get pageEnded(): string | undefined {
+    return this.pageEnd;
   }
 
   /** A command to the page target. */
@@ -128,6 +146,8 @@ export class CdpSession {
 
   /** A command to one session: an iframe's from `frameSession`, or the page's when undefined. */
   sendTo<T = Record<string, unknown>>(frameSessionId: string | undefined, method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    // A crashed renderer never answers: its commands fail at once rather than at their timeout.
+    if (this.pageEnd) return Promise.reject(new CdpError(`${method}: the page's renderer ended (${this.pageEnd})`));
     return this.transmit(frameSessionId ?? this.pageSession, method, params, timeoutMs);
   }
 
@@ -139,7 +159,7 @@ export class CdpSession {
         this.pending.delete(id);
         reject(new CdpError(`${method}: no answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { method, resolve: (r) => resolve(r as T), reject, timer });
+      this.pending.set(id, { method, sessionId, resolve: (r) => resolve(r as T), reject, timer });
       try {
         this.connection._wsConnection.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
       } catch (err) {
@@ -173,6 +193,17 @@ export class CdpSession {
     }
   }
 
+  /** The page's renderer is gone: what waits on it or its frames fails now. */
+  private onPageEnd(status: string): void {
+    this.pageEnd = status;
+    for (const [id, p] of this.pending) {
+      if (p.sessionId === undefined) continue;
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new CdpError(`${p.method}: the page's renderer ended (${status})`));
+    }
+  }
+
   private closeAll(): void {
     this.closed = true;
     for (const [id, p] of this.pending) {
@@ -200,6 +231,9 @@ export class CdpSession {
     }
     if (!message.method) return;
     if (message.method === 'Target.attachedToTarget' || message.method === 'Target.detachedFromTarget') return this.onTargetEvent(message);
+    if (message.method === 'Target.targetCrashed' && this.pageTarget !== undefined && message.params?.targetId === this.pageTarget) {
+      this.onPageEnd(String(message.params.status));
+    }
     const own = this.pageSession;
     if (message.sessionId && own && message.sessionId !== own) return;
     for (const handler of this.handlers.get(message.method) ?? []) {
