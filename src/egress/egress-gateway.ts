@@ -30,15 +30,6 @@ function authority(text: string): { host: string; port: number } | undefined {
   return m ? { host: bareHost(m[1]).toLowerCase(), port: Number(m[2]) } : undefined;
 }
 
-/** The origin a scheme, host and port make, spelled as the browser spells it (default ports left out). */
-function originOf(scheme: 'http' | 'https', host: string, port: number): string | undefined {
-  try {
-    return new URL(`${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`).origin;
-  } catch {
-    return undefined;
-  }
-}
-
 export interface GatewayCredentials {
   username: string;
   password: string;
@@ -66,8 +57,6 @@ export class EgressGateway {
   private readonly sockets = new Set<Duplex>();
   /** Why connections of the current render failed, by `host:port`: Chrome only sees a closed connection. */
   private readonly failures = new Map<string, EngineError>();
-  /** Every origin any target of the current render reached: the session wipes exactly these. */
-  private readonly touched = new Set<string>();
 
   private constructor(
     private readonly server: http.Server,
@@ -103,20 +92,14 @@ export class EgressGateway {
     this.agent = new RenderAgent((host, port) => this.dial(host, port));
   }
 
-  /** The render is over: refuse everything, cut every connection, forget its failures and origins. */
+  /** The render is over: refuse everything, cut every connection, forget its failures. */
   finish(): void {
     this.egress = undefined;
     this.agent?.destroy();
     this.agent = undefined;
     this.failures.clear();
-    this.touched.clear();
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
-  }
-
-  /** The origins reached since `serve` (read before `finish`). */
-  origins(): string[] {
-    return [...this.touched];
   }
 
   /** What the gateway saw go wrong for this URL's host and port during the current render. */
@@ -184,13 +167,6 @@ export class EgressGateway {
     if (!this.authorized(req)) return void client.end(CHALLENGE);
     const target = authority(req.url ?? '');
     if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    if (this.egress) {
-      // A tunnel may carry https or, for a non-default port, ws: both origins are wiped.
-      for (const scheme of ['https', 'http'] as const) {
-        const origin = originOf(scheme, target.host, target.port);
-        if (origin && (scheme === 'https' || target.port !== 443)) this.touched.add(origin);
-      }
-    }
     this.dial(target.host, target.port).then(
       (upstream) => {
         if (!upstream) {
@@ -229,8 +205,6 @@ export class EgressGateway {
     const host = bareHost(url.hostname).toLowerCase();
     const port = defaultPort(url);
     if (!this.agent) return void req.socket.destroy();
-    const origin = originOf('http', host, port);
-    if (origin) this.touched.add(origin);
     const upstream = http.request({
       host,
       port,

@@ -45,6 +45,12 @@ export class TargetUnusableError extends EngineError {}
 export class TargetTooLargeError extends TargetUnusableError {}
 
 /**
+ * The page crashed the renderer it ran in (it ran out of memory, or reached another of the
+ * browser's limits): the page's doing, which retrying does not change, not the browser's failure.
+ */
+export class PageCrashedError extends TargetUnusableError {}
+
+/**
  * The target policy refused an address or URL. As the requested URL itself it is the caller's
  * invalid value (422); met on the way (a redirect, a subresource) it is a target failure (404).
  */

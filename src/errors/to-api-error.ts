@@ -11,6 +11,7 @@ import {
   EngineUnavailableError,
   ElementNotFoundError,
   InvalidSelectorError,
+  PageCrashedError,
   ProxyUnavailableError,
   SelectorTimeoutError,
   TargetUnusableError,
@@ -95,6 +96,7 @@ function fromAccount(err: AccountError, locate: ParamLocator): ApiError {
 function fromEngine(err: EngineError, locate: ParamLocator): ApiError {
   if (err instanceof TargetUnreachableError) return new NotFoundError(`The target could not be reached: ${err.message}`);
   if (err instanceof DeadlineExceededError || err instanceof SelectorTimeoutError) return new NotFoundError(`The request timed out: ${err.message}`);
+  if (err instanceof PageCrashedError) return new NotFoundError(`The page crashed the browser's renderer: ${err.message}`);
   if (err instanceof TargetUnusableError) return new NotFoundError(`The target's answer is not usable: ${err.message}`);
   if (err instanceof AntiBotDetectedError) {
     return new LockedError(`The target's anti-bot detection blocked the request (${err.vendor} ${err.wall}). Retry, or change the proxy type or country.`);

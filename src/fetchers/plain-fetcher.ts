@@ -52,6 +52,13 @@ export class PlainFetcher implements Fetcher {
             const context = (next.context as { exchange: ExchangeContext }).exchange;
             // Addresses are checked as the egress dials; a redirect's scheme is checked here.
             context.spec.egress.policy.checkScheme(next.url as URL);
+            // got drops the URL's credentials for another host or port, but keeps them for another
+            // scheme (https → http on default ports): they go to the URL's own origin only.
+            if ((next.url as URL).origin !== context.spec.url.origin) {
+              next.username = '';
+              next.password = '';
+              delete next.headers.authorization;
+            }
             // A cookie set on the way must reach the next hop: the jar starts with it.
             const raw = setCookies(response);
             if (context.jar || raw.length === 0) return;

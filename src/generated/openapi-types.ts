@@ -653,9 +653,12 @@ export interface components {
          *     connection was refused or reset, TLS failed, no proxy of the choice could
          *     reach it, or a redirect led where the server does not go; every failure
          *     to connect is retried within the deadline), the deadline passed,
-         *     `wait_for_selector` never matched, or the target's answer was not usable
-         *     (larger than the server's limit, or a file download in browser mode).
-         *     This is not the target's own 404, which comes back as an outer HTTP 200.
+         *     `wait_for_selector` never matched, the target's answer was not usable
+         *     (larger than the server's limit, or a file download in browser mode), or
+         *     the page crashed the browser's renderer (it ran out of memory or reached
+         *     another of the browser's limits; retrying the same page fails the same
+         *     way). This is not the target's own 404, which comes back as an outer HTTP
+         *     200.
          */
         NotFound: {
             headers: {
@@ -959,9 +962,11 @@ export interface components {
          */
         ScreenshotFullPage: boolean;
         /**
-         * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
-         *     height). If nothing matches, or the element has no size, the answer is
-         *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+         * @description Only the first element matching this CSS selector, as far as it lies within
+         *     the page's layout, cut at the window's width and at 16,384 pixels of height
+         *     (`Svc-screenshot-truncated: true` then). If nothing matches, or the element
+         *     has no size within the layout, the answer is HTTP 404, not charged; a
+         *     selector that is not valid CSS gets HTTP 422.
          */
         ScreenshotSelector: components["schemas"]["CssSelector"];
         /** @description The browser window's width in CSS pixels while the page renders. */
@@ -994,8 +999,9 @@ export interface components {
          */
         PageStatusCode: number;
         /**
-         * @description `true` when the page or element was taller than 16,384 CSS pixels and the
-         *     image was cut there; absent otherwise.
+         * @description `true` when the page or element was taller than 16,384 CSS pixels, or the
+         *     element wider than the window, and the image was cut there; absent
+         *     otherwise.
          */
         ScreenshotTruncated: "true";
     };
@@ -2817,9 +2823,11 @@ export interface operations {
                  */
                 screenshot_full_page?: components["parameters"]["ScreenshotFullPage"];
                 /**
-                 * @description Only the first element matching this CSS selector (cut at 16,384 pixels of
-                 *     height). If nothing matches, or the element has no size, the answer is
-                 *     HTTP 404, not charged; a selector that is not valid CSS gets HTTP 422.
+                 * @description Only the first element matching this CSS selector, as far as it lies within
+                 *     the page's layout, cut at the window's width and at 16,384 pixels of height
+                 *     (`Svc-screenshot-truncated: true` then). If nothing matches, or the element
+                 *     has no size within the layout, the answer is HTTP 404, not charged; a
+                 *     selector that is not valid CSS gets HTTP 422.
                  */
                 screenshot_selector?: components["parameters"]["ScreenshotSelector"];
                 /** @description The browser window's width in CSS pixels while the page renders. */

@@ -63,7 +63,7 @@ export interface ScrapeOutcome<T> {
 /**
  * Work done for nothing, counted against the key's failure budget (billing/browser-budget.ts): a
  * browser request that ran and then failed on the target's side (unreachable, too slow, no
- * selector, an unusable answer, a wall), where the page was loaded and the caller's script run;
+ * selector, an unusable answer, a page that crashed its renderer, a wall), where the page was loaded and the caller's script run;
  * or HTML work that ran into a cost cap (an extraction's steps, results or size, a task's time or
  * memory), where a worker was held up to the cap. Refusals before any work (a full queue
  * included), our own failures and other limits are not.

@@ -90,14 +90,6 @@ describe('EgressGateway', function () {
     expect(await connectVia(gateway, `127.0.0.2:${target.port}`, auth)).to.equal('HTTP/1.1 200 Connection Established');
   });
 
-  it('lists every origin the render reached, plain and tunnelled, and forgets them when it finishes', async () => {
-    await viaGateway(gateway, target.url('/page'), auth);
-    await connectVia(gateway, `127.0.0.2:${target.port}`, auth);
-    expect(gateway.origins()).to.include.members([`http://127.0.0.2:${target.port}`, `https://127.0.0.2:${target.port}`]);
-    gateway.serve(directEgress({ allowCidrs: '127.0.0.2/32', budgetMs: 600_000 }));
-    expect(gateway.origins()).to.deep.equal([]);
-  });
-
   it(`relays or refuses ${cases.length} hostile answers without a throw reaching the process, and serves the next request after each`, async () => {
     const outcomes = new Map<string, number>();
     for (let i = 0; i < cases.length; i++) {

@@ -15,9 +15,15 @@ export interface Suite {
 /**
  * Registers mocha hooks that start a local target and the real server on `database` for one
  * describe. `targetHost` 127.0.0.2 with `TARGET_ALLOW_CIDRS=127.0.0.2/32` runs it with the target
- * policy on.
+ * policy on. `preload`: modules the server imports before its own (test fixtures). `env` may be a
+ * function, called once the target is up.
  */
-export function useSuite(database: TestDatabase, env: Record<string, string> = {}, targetHost = '127.0.0.1'): Suite {
+export function useSuite(
+  database: TestDatabase,
+  env: Record<string, string> | (() => Record<string, string>) = {},
+  targetHost = '127.0.0.1',
+  preload: string[] = [],
+): Suite {
   const suite = {} as Suite;
   before(async function () {
     this.timeout(60_000);
@@ -28,7 +34,8 @@ export function useSuite(database: TestDatabase, env: Record<string, string> = {
     // 127.0.0.1, like every test) must not count against this one's.
     await suite.store.db.knex('sign_in_failures').delete();
     // Plain-mode suites run without browsers unless they ask for a pool (BROWSER_POOL_SIZE).
-    suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env }).start();
+    const extra = typeof env === 'function' ? env() : env;
+    suite.server = await new ServerProcess({ DATABASE_URL: suite.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...extra }, preload).start();
     suite.call = (path, query, init) => fetch(`${suite.server.base}${path}?${new URLSearchParams(query)}`, init);
   });
   after(async () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -13,12 +14,19 @@ export interface SelfSignedCert {
   certPath: string;
 }
 
-/** A certificate for 127.0.0.1, self-signed, made by openssl now. */
-export function selfSignedCert(): SelfSignedCert {
+/** A certificate for 127.0.0.1 (or the names given, as `DNS:a.example,IP:…`), self-signed, made by openssl now. */
+export function selfSignedCert(subjectAltName = 'IP:127.0.0.1'): SelfSignedCert {
   const dir = mkdtempSync(join(tmpdir(), 'tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1',
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', `subjectAltName=${subjectAltName}`, '-days', '1',
     '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
   return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certPath: join(dir, 'cert.pem') };
+}
+
+/** The base64 SHA-256 of a certificate's public key, as Chromium's --ignore-certificate-errors-spki-list takes it. */
+export function spkiHash(certPath: string): string {
+  const key = execFileSync('openssl', ['x509', '-in', certPath, '-pubkey', '-noout']);
+  const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: key });
+  return createHash('sha256').update(der).digest('base64');
 }
 
 /** An https target on loopback whose certificate nobody trusts. */

@@ -103,7 +103,7 @@ describe('browser sessions shared by tenants, against hostile pages', function (
   });
 
   for (const page of ['/spins-on-leave', '/spins-on-reset']) {
-    it(`a page that keeps its renderer busy after it was read (${page}) costs its session, never the next tenant`, async () => {
+    it(`a page that keeps its renderer busy after it was read (${page}) costs at most its browser context, never the next tenant`, async () => {
       const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired' && l.reason === 'reset failure').length;
       const before = retired();
       const spun = await render(first, s.target.url(page));
@@ -112,7 +112,8 @@ describe('browser sessions shared by tenants, against hostile pages', function (
       const next = await render(second, s.target.url('/plain-page'), [['wait_for_selector', '#plain']]);
       expect(next.status).to.equal(200);
       expect(Date.now() - started, 'the reset deadline and a fresh session').to.be.below(12_000);
-      expect(retired()).to.equal(before + 1);
+      // Its renderer went with its browser context (disposed, never asked anything): the session serves on.
+      expect(retired()).to.equal(before);
     });
   }
 

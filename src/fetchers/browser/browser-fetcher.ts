@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
 import { ClientCancelledError } from '../../errors/client-cancelled-error.js';
-import { BrowserFailureError, DeadlineExceededError, EngineError } from '../../errors/engine-errors.js';
+import { BrowserFailureError, DeadlineExceededError, EngineError, PageCrashedError } from '../../errors/engine-errors.js';
+import { withinMs } from '../../time/time-limit.js';
 import type { Deadline } from '../../time/deadline.js';
 import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
 import type { BrowserPool } from './browser-pool.js';
+import type { BrowserSession } from './browser-session.js';
 import { PageRender, type RenderLimits } from './page-render.js';
 import { assertValidSelector } from './selector-check.js';
 
@@ -53,12 +55,13 @@ export class BrowserFetcher implements Fetcher {
         healthy = (await settlesWithin(running, CANCEL_SETTLE_MS)) && session.alive;
         throw err;
       }
-      // The target's failures leave the session sound; anything else retires it.
+      const failure = await this.translate(err, session, spec.deadline, render.recorder.mainRequestId !== undefined);
+      // The target's failures leave the session sound; anything else (a crashed tab too) retires it.
       healthy = err instanceof EngineError && !(err instanceof DeadlineExceededError) && session.alive;
-      throw this.translate(err, spec.deadline, render.recorder.mainRequestId !== undefined);
+      throw failure;
     } finally {
       render.stop();
-      this.pool.release(session, { healthy, touched: render.touched });
+      this.pool.release(session, { healthy });
     }
   }
 
@@ -68,17 +71,35 @@ export class BrowserFetcher implements Fetcher {
 
   /**
    * A render's failure in the engine's words. What is not the target's (an EngineError) nor the
-   * deadline is the browser's: a WebDriver or DevTools error, or the driver's socket refusing
-   * once chromedriver died. It is logged with its cause and answered as a browser failure.
+   * deadline is the page's when its renderer crashed (Chromium said so, and not that something
+   * killed it), and otherwise the browser's: a WebDriver or DevTools error, or the driver's socket
+   * refusing once chromedriver died. A browser failure is logged with its cause.
    */
-  private translate(err: unknown, deadline: Deadline, targetContacted: boolean): Error {
+  private async translate(err: unknown, session: BrowserSession, deadline: Deadline, targetContacted: boolean): Promise<Error> {
     if (err instanceof EngineError) return err;
     if (err instanceof seleniumError.TimeoutError || err instanceof seleniumError.ScriptTimeoutError || deadline.expired) {
       return new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
     }
+    const ended = await rendererEnd(session);
+    if (ended !== undefined && ended !== 'killed') {
+      this.logger.info({ status: ended }, 'the page crashed its renderer');
+      return new PageCrashedError(`it ran out of memory or reached another of the browser's limits (${ended})`);
+    }
     this.logger.error({ err }, 'browser failure during render');
     return new BrowserFailureError('the browser failed while rendering', targetContacted);
   }
+}
+
+/**
+ * How the page's renderer ended, if it did. WebDriver and DevTools are separate sockets: chromedriver
+ * may report a crashed tab before Chromium's own word of it is read here, so one round trip to the
+ * browser (bounded) first makes sure every event it sent before has been.
+ */
+async function rendererEnd(session: BrowserSession): Promise<string | undefined> {
+  if (session.cdp.pageEnded === undefined && session.alive) {
+    await withinMs(session.cdp.sendToBrowser('Browser.getVersion'), 1_000, () => new Error('no answer')).catch(() => undefined);
+  }
+  return session.cdp.pageEnded;
 }
 
 /** How long a render stopped for a caller that left may take to let go of its session. */

@@ -4,7 +4,6 @@ import { DeadlineExceededError } from '../../errors/engine-errors.js';
 import type { Deadline } from '../../time/deadline.js';
 import { withinMs } from '../../time/time-limit.js';
 import type { BrowserSession } from './browser-session.js';
-import type { StorageScope } from './session-reset.js';
 
 export interface PoolOptions {
   size: number;
@@ -25,8 +24,6 @@ const RESET_TIMEOUT_MS = 5_000;
 export interface ReleaseInfo {
   /** False after any browser-side failure: the session is retired, not reused. */
   healthy: boolean;
-  /** What the render touched, to be wiped before the session is reused. */
-  touched: StorageScope;
 }
 
 interface Waiter {
@@ -146,7 +143,7 @@ export class BrowserPool {
         // A page can keep its renderer busy after it was read (a busy loop started by a timer or
         // a getter): DevTools never answers then. Every session comes back, or is replaced.
         const ms = this.options.resetTimeoutMs ?? RESET_TIMEOUT_MS;
-        await withinMs(session.reset(info.touched), ms, () => new Error(`the reset did not finish within ${ms} ms`));
+        await withinMs(session.reset(), ms, () => new Error(`the reset did not finish within ${ms} ms`));
       } catch (err) {
         this.logger.warn({ err, session: session.id }, 'browser session reset failed');
         reason = 'reset failure';

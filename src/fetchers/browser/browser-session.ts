@@ -1,11 +1,11 @@
 import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
 import type { OwnPorts } from '../../target-policy/own-ports.js';
-import { EgressGateway, GATEWAY_PRIME_HOST } from '../../egress/egress-gateway.js';
+import { EgressGateway } from '../../egress/egress-gateway.js';
+import { closeTab, openTab, teachCredentials, type BrowserTab } from './browser-tab.js';
 import { CdpSession } from './cdp-session.js';
 import { chromiumOptions } from './chromium-options.js';
 import { DriverProcess, freePort } from './driver-process.js';
 import { withinMs } from '../../time/time-limit.js';
-import { resetTab, type StorageScope } from './session-reset.js';
 
 export interface SessionOptions {
   chromiumPath: string;
@@ -29,8 +29,9 @@ interface StartAttempt {
 }
 
 /**
- * One warm browser: a WebDriver session, its DevTools connection to the page, and (locally) the
- * chromedriver process group behind them.
+ * One warm browser: a WebDriver session, its DevTools connection, the tab (in a browser context of
+ * its own) that the next request renders in, and (locally) the chromedriver process group behind
+ * them.
  */
 export class BrowserSession {
   readonly id = nextId++;
@@ -45,12 +46,21 @@ export class BrowserSession {
   private constructor(
     readonly driver: WebDriver,
     readonly cdp: CdpSession,
-    readonly mainFrameId: string,
-    readonly mainWindow: string,
+    private tab: BrowserTab,
     private readonly process: DriverProcess | undefined,
     readonly gateway: EgressGateway,
     private readonly releasePorts: () => void,
   ) {}
+
+  /** The tab's main frame (its target id). */
+  get mainFrameId(): string {
+    return this.tab.targetId;
+  }
+
+  /** The tab's WebDriver window handle (its target id). */
+  get mainWindow(): string {
+    return this.tab.targetId;
+  }
 
   /**
    * Starts a session within `timeoutMs`: Selenium's CDP handshake never settles if the browser
@@ -111,16 +121,15 @@ export class BrowserSession {
       attempt.driver = driver;
       if (attempt.abandoned) throw new Error('the session started after its start was given up');
       const cdp = await CdpSession.attach(driver);
-      await cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 });
-      // Every request starts with an empty cache anyway (isolation), so none is kept at all
-      // rather than cleared after each request.
-      await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-      // A target's file download would be written to this machine's disk: never.
-      await cdp.send('Browser.setDownloadBehavior', { behavior: 'deny' });
-      const tree = await cdp.send<{ frameTree: { frame: { id: string } } }>('Page.getFrameTree');
-      const mainWindow = await driver.getWindowHandle();
-      await teachCredentials(driver, cdp, gateway);
-      return new BrowserSession(driver, cdp, tree.frameTree.frame.id, mainWindow, process, gateway, releasePorts);
+      const first = await driver.getWindowHandle();
+      // Nothing renders in the default context: its own first window is closed once a tab is open.
+      // It is taught the gateway's credentials all the same (a window WebDriver opens lands there)
+      // and denied downloads.
+      await cdp.sendToBrowser('Browser.setDownloadBehavior', { behavior: 'deny' });
+      await teachCredentials(cdp, gateway);
+      const tab = await openTab(driver, cdp, gateway);
+      await cdp.sendToBrowser('Target.closeTarget', { targetId: first });
+      return new BrowserSession(driver, cdp, tab, process, gateway, releasePorts);
     } catch (err) {
       if (driver && !process) await driver.quit().catch(() => undefined);
       throw err;
@@ -178,9 +187,18 @@ export class BrowserSession {
     return this.process?.memoryMb();
   }
 
-  /** Leaves nothing of the last request for the next (see resetTab). */
-  async reset(touched: StorageScope): Promise<void> {
-    await resetTab(this, touched);
+  /**
+   * Leaves nothing of the last request for the next: its tab's browser context is disposed with
+   * everything in it, and a tab in a new one is opened for the next request (both at once). Any
+   * other window (one that WebDriver itself opened) is closed as well.
+   */
+  async reset(): Promise<void> {
+    const old = this.tab;
+    this.window = undefined;
+    const [tab] = await Promise.all([openTab(this.driver, this.cdp, this.gateway), closeTab(this.cdp, old)]);
+    this.tab = tab;
+    const strays = (await this.driver.getAllWindowHandles()).filter((handle) => handle !== tab.targetId);
+    await Promise.all(strays.map((targetId) => this.cdp.sendToBrowser('Target.closeTarget', { targetId })));
   }
 
   /** A graceful end, falling back to killing the process group. */
@@ -204,28 +222,5 @@ export class BrowserSession {
   private async closeGateway(): Promise<void> {
     this.releasePorts();
     await this.gateway.close().catch(() => undefined);
-  }
-}
-
-/**
- * The gateway answers only its own Chromium, which proves itself with the gateway's secret
- * credentials. Chrome has no flag for proxy credentials: it is asked for them once, here, through
- * DevTools (a request to the gateway's own host, challenged and answered), and from then on sends
- * them with every request and tunnel, preemptively. Interception is off again afterwards.
- */
-async function teachCredentials(driver: WebDriver, cdp: CdpSession, gateway: EgressGateway): Promise<void> {
-  const offPaused = cdp.on('Fetch.requestPaused', (p) => cdp.post('Fetch.continueRequest', { requestId: p.requestId }));
-  const offAuth = cdp.on('Fetch.authRequired', (p) => {
-    const challenge = p.authChallenge as { source?: string } | undefined;
-    const response = challenge?.source === 'Proxy' ? { response: 'ProvideCredentials', ...gateway.credentials } : { response: 'CancelAuth' };
-    cdp.post('Fetch.continueWithAuth', { requestId: p.requestId, authChallengeResponse: response });
-  });
-  try {
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `http://${GATEWAY_PRIME_HOST}/*` }], handleAuthRequests: true });
-    await driver.get(`http://${GATEWAY_PRIME_HOST}/`);
-  } finally {
-    offPaused();
-    offAuth();
-    await cdp.send('Fetch.disable');
   }
 }

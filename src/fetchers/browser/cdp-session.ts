@@ -17,6 +17,8 @@ export class CdpError extends Error {}
 
 interface Pending {
   method: string;
+  /** undefined: the browser's. */
+  sessionId: string | undefined;
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
   timer: NodeJS.Timeout;
@@ -38,11 +40,12 @@ const FIRST_ID = 1_000_000_000;
 const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: false, flatten: true };
 
 /**
- * Chrome DevTools Protocol over Selenium's own connection to the browser, attached to the
- * session's page target (local chromedriver or Grid alike). Commands are sent and matched here
- * (Selenium's sender adds a socket listener per command and has no way to address another
- * target); events are read from the same socket, in the one place that knows its private name.
- * Out-of-process iframes attach to the page automatically (flattened), and `sendTo` reaches them.
+ * Chrome DevTools Protocol over Selenium's own connection to the browser (browser-level, local
+ * chromedriver or Grid alike), with one page target as its page (`usePage`). Commands are sent and
+ * matched here (Selenium's sender adds a socket listener per command and has no way to address
+ * another target); events are read from the same socket, in the one place that knows its private
+ * name, and only the page's (and the browser's own) are handed on. Out-of-process iframes attach
+ * to the page automatically (flattened), and `sendTo` reaches them.
  */
 export class CdpSession {
   private readonly handlers = new Map<string, Set<CdpEventHandler>>();
@@ -51,8 +54,11 @@ export class CdpSession {
   private readonly frameSessions = new Map<string, string>();
   private nextId = FIRST_ID;
   private closed = false;
-  /** The page's session, fixed at attach: Selenium may move its own connection's field later. */
-  private readonly pageSession: string | undefined;
+  /** The page's session: ours to choose (Selenium moves its own connection's field as it likes). */
+  private pageSession: string | undefined;
+  private pageTarget: string | undefined;
+  /** How the page's renderer ended, when it did (Target.targetCrashed's status: 'crashed', 'killed', 'oom'…). */
+  private pageEnd: string | undefined;
 
   private constructor(private readonly connection: SeleniumCdpConnection) {
     this.pageSession = connection.sessionId ?? undefined;
@@ -69,6 +75,9 @@ export class CdpSession {
     if (message.method === 'Target.attachedToTarget') {
       const info = p.targetInfo as { type?: string; targetId?: string } | undefined;
       if (info?.type !== 'iframe' || !info.targetId) return;
+      // Only the page's own frames: a page left behind may still report its own for a moment.
+      const parent = message.sessionId;
+      if (parent !== this.pageSession && ![...this.frameSessions.values()].includes(parent ?? '')) return;
       const child = String(p.sessionId);
       this.frameSessions.set(info.targetId, child);
       this.sendTo(child, 'Target.setAutoAttach', AUTO_ATTACH).catch(() => undefined);
@@ -77,10 +86,15 @@ export class CdpSession {
     }
   }
 
+  /**
+   * A browser-level connection: browser contexts are made and disposed through it. Page targets
+   * are reported to it (Target.setDiscoverTargets), so that a renderer's end is heard with its
+   * cause (Target.targetCrashed).
+   */
   static async attach(driver: WebDriver): Promise<CdpSession> {
-    const connection = (await driver.createCDPConnection('page')) as SeleniumCdpConnection;
+    const connection = (await driver.createCDPConnection('browser')) as SeleniumCdpConnection;
     const session = new CdpSession(connection);
-    await session.send('Target.setAutoAttach', AUTO_ATTACH);
+    await session.sendToBrowser('Target.setDiscoverTargets', { discover: true, filter: [{ type: 'page' }] });
     return session;
   }
 
@@ -88,9 +102,31 @@ export class CdpSession {
     return this.closed;
   }
 
+  /**
+   * From now on `sessionId` (attached, flattened, to `targetId`) is the page: commands without a
+   * session go to it, and only its events are handed on. The last page's iframes go with it.
+   */
+  async usePage(targetId: string, sessionId: string): Promise<void> {
+    this.pageTarget = targetId;
+    this.pageSession = sessionId;
+    this.pageEnd = undefined;
+    this.frameSessions.clear();
+    await this.send('Target.setAutoAttach', AUTO_ATTACH);
+  }
+
+  /** How the page's renderer ended ('crashed', 'killed', 'oom'…), or undefined while it lives. */
+  get pageEnded(): string | undefined {
+    return this.pageEnd;
+  }
+
   /** A command to the page target. */
   send<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
     return this.sendTo(undefined, method, params, timeoutMs);
+  }
+
+  /** A command to the browser itself (Target, Browser). */
+  sendToBrowser<T = Record<string, unknown>>(method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
+    return this.transmit(undefined, method, params, timeoutMs);
   }
 
   /** The DevTools session of an out-of-process iframe, when `frameId` is one. */
@@ -108,13 +144,14 @@ export class CdpSession {
     this.frameSessions.clear();
   }
 
-  /**
-   * A command to one session: an iframe's from `frameSession`, or the page's when undefined.
-   * (Locally Selenium connects to the page target itself, on a Grid to the browser; only the
-   * page's session means the same in both.)
-   */
+  /** A command to one session: an iframe's from `frameSession`, or the page's when undefined. */
   sendTo<T = Record<string, unknown>>(frameSessionId: string | undefined, method: string, params: object = {}, timeoutMs = COMMAND_TIMEOUT_MS): Promise<T> {
-    const sessionId = frameSessionId ?? this.pageSession;
+    // A crashed renderer never answers: its commands fail at once rather than at their timeout.
+    if (this.pageEnd) return Promise.reject(new CdpError(`${method}: the page's renderer ended (${this.pageEnd})`));
+    return this.transmit(frameSessionId ?? this.pageSession, method, params, timeoutMs);
+  }
+
+  private transmit<T>(sessionId: string | undefined, method: string, params: object, timeoutMs: number): Promise<T> {
     if (this.closed) return Promise.reject(new CdpError(`${method}: the DevTools connection is closed`));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
@@ -122,7 +159,7 @@ export class CdpSession {
         this.pending.delete(id);
         reject(new CdpError(`${method}: no answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      this.pending.set(id, { method, resolve: (r) => resolve(r as T), reject, timer });
+      this.pending.set(id, { method, sessionId, resolve: (r) => resolve(r as T), reject, timer });
       try {
         this.connection._wsConnection.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
       } catch (err) {
@@ -156,6 +193,17 @@ export class CdpSession {
     }
   }
 
+  /** The page's renderer is gone: what waits on it or its frames fails now. */
+  private onPageEnd(status: string): void {
+    this.pageEnd = status;
+    for (const [id, p] of this.pending) {
+      if (p.sessionId === undefined) continue;
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new CdpError(`${p.method}: the page's renderer ended (${status})`));
+    }
+  }
+
   private closeAll(): void {
     this.closed = true;
     for (const [id, p] of this.pending) {
@@ -183,6 +231,9 @@ export class CdpSession {
     }
     if (!message.method) return;
     if (message.method === 'Target.attachedToTarget' || message.method === 'Target.detachedFromTarget') return this.onTargetEvent(message);
+    if (message.method === 'Target.targetCrashed' && this.pageTarget !== undefined && message.params?.targetId === this.pageTarget) {
+      this.onPageEnd(String(message.params.status));
+    }
     const own = this.pageSession;
     if (message.sessionId && own && message.sessionId !== own) return;
     for (const handler of this.handlers.get(message.method) ?? []) {

@@ -28,8 +28,9 @@ export function chromiumOptions(binary: string | undefined, proxyServer?: string
     '--disable-default-apps',
     '--disable-breakpad',
     // No back-forward cache: a page left behind must die, not wait frozen in memory, and
-    // leaving it then costs half as much.
-    '--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,BackForwardCache,ProactivelySwapBrowsingInstance',
+    // leaving it then costs half as much. No WebUI omnibox popups: each window (one per request,
+    // see browser-tab.ts) would start two renderers for them.
+    '--disable-features=Translate,OptimizationHints,MediaRouter,InterestFeedContentSuggestions,BackForwardCache,ProactivelySwapBrowsingInstance,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
     '--mute-audio',
     '--no-default-browser-check',
     '--password-store=basic',

@@ -1,6 +1,5 @@
 import type { XhrRecord } from '../fetcher.js';
 import type { CdpSession } from './cdp-session.js';
-import { siteOf } from './storage-keys.js';
 
 interface CdpRequest {
   url: string;
@@ -47,8 +46,7 @@ interface XhrDraft extends XhrRecord {
 
 /**
  * Watches one render's network traffic through CDP: the main document's real response (status
- * and headers, from the network events rather than guessed), the XHR/fetch calls, and every
- * origin touched, so the session can wipe exactly those afterwards.
+ * and headers, from the network events rather than guessed), and the XHR/fetch calls.
  */
 export interface MainDocumentLimits {
   maxRedirects: number;
@@ -58,9 +56,6 @@ export interface MainDocumentLimits {
 }
 
 export class NetworkRecorder {
-  readonly origins = new Set<string>();
-  /** The sites the main frame showed (each navigation and redirect hop): storage is partitioned by them. */
-  readonly topSites = new Set<string>();
   mainRequestId: string | undefined;
   /** The main document's URL as last requested (after any redirect hop). */
   mainUrl: string | undefined;
@@ -88,14 +83,6 @@ export class NetworkRecorder {
     const on = (event: string, handler: (p: Record<string, unknown>) => void) => this.unsubscribe.push(this.cdp.on(event, handler));
     on('Network.requestWillBeSent', (p) => {
       const request = p.request as CdpRequest;
-      if (/^https?:/.test(request.url)) {
-        const { origin } = new URL(request.url);
-        this.origins.add(origin);
-        if (p.type === 'Document' && p.frameId === this.mainFrameId) {
-          const site = siteOf(origin);
-          if (site) this.topSites.add(site);
-        }
-      }
       if (p.type === 'Document' && p.frameId === this.mainFrameId && p.requestId === p.loaderId && !p.redirectResponse) {
         this.mainRequestId = String(p.requestId);
         this.mainUrl = request.url;

@@ -5,6 +5,11 @@ import type { PageReader } from './page-reader.js';
 
 /** A full page or an element is cut at this height (CSS pixels): Chrome's own texture limit is near it. */
 export const MAX_CAPTURE_HEIGHT = 16_384;
+/**
+ * No capture has more pixels than the widest window (3,840) by the tallest capture: what Chromium
+ * rasters and encodes is bounded before it is asked to, whatever the page lays out.
+ */
+export const MAX_CAPTURE_PIXELS = 3_840 * MAX_CAPTURE_HEIGHT;
 /** No image or PDF larger than this is answered. */
 export const MAX_CAPTURE_BYTES = 20 * 1024 * 1024;
 /** A PDF is read from Chrome in pieces of this size, so an oversized one is refused part way. */
@@ -24,6 +29,30 @@ interface Clip {
   width: number;
   height: number;
   scale: 1;
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The part of `box` (page coordinates) that is captured: within the page's layout, no wider than
+ * the window, no taller than MAX_CAPTURE_HEIGHT, and within MAX_CAPTURE_PIXELS; whole CSS pixels
+ * (the image's size, fixed before Chromium is asked for it). Undefined when nothing of it is
+ * inside the layout.
+ */
+export function captureClip(box: Box, layout: { width: number; height: number }, windowWidth: number): { clip: Clip; truncated: boolean } | undefined {
+  const left = Math.max(0, Math.floor(box.x));
+  const top = Math.max(0, Math.floor(box.y));
+  const spanX = Math.min(Math.ceil(box.x + box.width), Math.ceil(layout.width)) - left;
+  const spanY = Math.min(Math.ceil(box.y + box.height), Math.ceil(layout.height)) - top;
+  if (spanX < 1 || spanY < 1) return undefined;
+  const width = Math.min(spanX, windowWidth);
+  const height = Math.min(spanY, MAX_CAPTURE_HEIGHT, Math.floor(MAX_CAPTURE_PIXELS / width));
+  return { clip: { x: left, y: top, width, height, scale: 1 }, truncated: width < spanX || height < spanY };
 }
 
 /**
@@ -47,19 +76,19 @@ export class PageCapture {
   }
 
   private async screenshot(spec: Extract<CaptureSpec, { kind: 'screenshot' }>, timeoutMs: number): Promise<Capture> {
-    let clip: Clip | undefined;
-    let truncated = false;
+    let cut: { clip: Clip; truncated: boolean } | undefined;
     if (spec.selector !== undefined) {
-      const box = await this.reader.box(spec.selector);
-      if (!box) throw new ElementNotFoundError(`no element with a size matches "${spec.selector}"`);
-      truncated = box.height > MAX_CAPTURE_HEIGHT;
-      clip = { x: Math.max(0, box.x), y: Math.max(0, box.y), width: Math.min(box.width, MAX_CAPTURE_HEIGHT), height: Math.min(box.height, MAX_CAPTURE_HEIGHT), scale: 1 };
+      // One round trip: the element's box (scrolled into view) and the layout it is in.
+      const [box, layout] = await Promise.all([this.reader.box(spec.selector), this.layout(timeoutMs)]);
+      cut = box ? captureClip(box, layout, spec.width) : undefined;
+      if (!cut) throw new ElementNotFoundError(`no element matching "${spec.selector}" has a size within the page's layout`);
     } else if (spec.fullPage) {
-      const metrics = await this.cdp.send<{ cssContentSize: { height: number } }>('Page.getLayoutMetrics', {}, timeoutMs);
-      const height = Math.max(spec.height, Math.ceil(metrics.cssContentSize.height));
-      truncated = height > MAX_CAPTURE_HEIGHT;
-      clip = { x: 0, y: 0, width: spec.width, height: Math.min(height, MAX_CAPTURE_HEIGHT), scale: 1 };
+      const layout = await this.layout(timeoutMs);
+      cut = captureClip({ x: 0, y: 0, width: spec.width, height: Math.max(spec.height, layout.height) }, { width: spec.width, height: Math.max(spec.height, layout.height) }, spec.width);
     }
+    // Without a clip the image is the window, whose size the request set (within the same budget).
+    const clip = cut?.clip;
+    const truncated = cut?.truncated ?? false;
     const shot = await this.cdp.send<{ data: string }>(
       'Page.captureScreenshot',
       {
@@ -74,6 +103,12 @@ export class PageCapture {
     // Measured on the base64 text before it is decoded: an oversized image is never copied again.
     if (shot.data.length > (MAX_CAPTURE_BYTES * 4) / 3 + 4) throw new TargetTooLargeError(`the screenshot exceeds ${MAX_CAPTURE_BYTES} bytes`);
     return { data: Buffer.from(shot.data, 'base64'), contentType: spec.format === 'jpeg' ? 'image/jpeg' : 'image/png', truncated };
+  }
+
+  /** The page's laid-out size, in CSS pixels. */
+  private async layout(timeoutMs: number): Promise<{ width: number; height: number }> {
+    const metrics = await this.cdp.send<{ cssContentSize: { width: number; height: number } }>('Page.getLayoutMetrics', {}, timeoutMs);
+    return metrics.cssContentSize;
   }
 
   private async pdf(spec: Extract<CaptureSpec, { kind: 'pdf' }>, timeoutMs: number): Promise<Capture> {

@@ -16,10 +16,10 @@ import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
 import { NetworkRecorder } from './network-recorder.js';
-import type { StorageScope } from './session-reset.js';
 import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
+import { splitCredentials } from './url-credentials.js';
 
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
@@ -40,8 +40,8 @@ export class PageRender {
   private readonly interceptor: RequestInterceptor;
   private readonly reader: PageReader;
   private exceeded: 'redirects' | 'body' | undefined;
-  /** What the gateway saw the render reach, kept when it stops serving. */
-  private readonly reached = new Set<string>();
+  /** The URL as Chromium is given it: without its user name and password. */
+  private readonly url: URL;
   /** The deadline, or the caller leaving: whichever ends a wait first. */
   private readonly ends: AbortSignal;
 
@@ -58,26 +58,19 @@ export class PageRender {
         session.cdp.post('Page.stopLoading', {});
       },
     });
-    const rewrite = spec.method !== 'GET' || Object.keys(spec.headers).length > 0 ? { method: spec.method, body: spec.body, headers: spec.headers } : undefined;
+    const { url, authorization } = splitCredentials(spec.url);
+    this.url = url;
+    const credentials = authorization ? { authorization, origin: url.origin } : undefined;
+    const rewrite =
+      spec.method !== 'GET' || Object.keys(spec.headers).length > 0 || credentials ? { method: spec.method, body: spec.body, headers: spec.headers, credentials } : undefined;
     this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
     this.reader = new PageReader(session.cdp, session.mainFrameId);
     this.ends = spec.cancelled ? AbortSignal.any([spec.deadline.signal, spec.cancelled]) : spec.deadline.signal;
   }
 
-  /**
-   * Every origin the render touched, to be wiped before the session is reused: the main
-   * target's as CDP saw them, and every one the gateway carried traffic for (popups, out-of-process
-   * iframes and workers are not on the main target's Network domain, but nothing leaves without
-   * the gateway).
-   */
-  get touched(): StorageScope {
-    return { origins: new Set([...this.recorder.origins, ...this.reached]), topSites: this.recorder.topSites };
-  }
-
   stop(): void {
     this.recorder.stop();
     this.interceptor.stop();
-    for (const origin of this.session.gateway.origins()) this.reached.add(origin);
     this.session.gateway.finish();
   }
 
@@ -88,7 +81,7 @@ export class PageRender {
     this.recorder.start();
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
-    for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: spec.url.href });
+    for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
     await this.session.useWindow(PageCapture.window(spec.capture));
 
     await this.navigate();
@@ -172,7 +165,7 @@ export class PageRender {
       if (this.remaining() <= 0) return;
       await this.session.limitPageLoad(Math.max(1, this.remaining()));
       try {
-        await driver.get(this.spec.url.href);
+        await driver.get(this.url.href);
       } catch (err) {
         // A page that never finishes loading is stopped here and answered with what it has; a
         // navigation that failed on the network is the target's failure, not the browser's.
@@ -202,7 +195,7 @@ export class PageRender {
     const text = this.recorder.mainFailure;
     if (!text) return undefined;
     return (
-      this.session.gateway.failureFor(this.recorder.mainUrl ?? this.spec.url.href) ??
+      this.session.gateway.failureFor(this.recorder.mainUrl ?? this.url.href) ??
       fromChromeError(text) ??
       new TargetUnreachableError(text.replace(/^net::/, ''))
     );

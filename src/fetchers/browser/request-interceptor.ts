@@ -31,6 +31,8 @@ export interface MainRequestRewrite {
   method: ForwardedMethod;
   body: Buffer | undefined;
   headers: Record<string, string>;
+  /** From the URL's user name and password (see url-credentials.ts): sent to `origin` only. */
+  credentials: { authorization: string; origin: string } | undefined;
 }
 
 interface PausedRequest {
@@ -49,11 +51,15 @@ const NAMING_WAIT_MS = 200;
  * CDP `Fetch` interception for one render: blocked resource types fail inside the browser
  * (the target never sees them), and the first main-frame document request is rewritten to the
  * caller's method, body and headers, so a POST reaches the target as the page's navigation.
- * Blocking `document` blocks subframes only, never the main navigation.
+ * Credentials from the URL go with that request, and with the hops it is redirected to as long as
+ * they stay on its origin, never elsewhere. Blocking `document` blocks subframes only, never the
+ * main navigation.
  */
 export class RequestInterceptor {
   blockedCount = 0;
   private rewritten = false;
+  /** The Network domain's id of the main request: its redirect hops share it. */
+  private mainNetworkId: string | undefined;
   private scriptId: string | undefined;
   private off: (() => void) | undefined;
   private readonly blocked: Set<string>;
@@ -109,12 +115,24 @@ export class RequestInterceptor {
     const mainDocument = p.resourceType === 'Document' && p.frameId === this.mainFrameId;
     if (mainDocument && this.rewrite && !this.rewritten) {
       this.rewritten = true;
+      this.mainNetworkId = p.networkId;
       this.cdp.post('Fetch.continueRequest', {
         requestId: p.requestId,
         method: this.rewrite.method,
         postData: this.rewrite.body?.toString('base64'),
-        headers: mergeHeaders(p.request.headers, this.rewrite.headers),
+        // The URL's credentials, when it has any, win over a forwarded Authorization (as in plain mode).
+        headers: mergeHeaders(p.request.headers, {
+          ...(this.rewrite.credentials ? withoutAuthorization(this.rewrite.headers) : this.rewrite.headers),
+          ...this.credentialsFor(p.request.url),
+        }),
       });
+      return;
+    }
+    if (mainDocument && this.rewrite?.credentials && p.networkId !== undefined && p.networkId === this.mainNetworkId) {
+      // A redirect hop of the main request: whatever Chrome carried over, the credentials go on
+      // only while the hop stays on their origin.
+      const headers = mergeHeaders(withoutAuthorization(p.request.headers), this.credentialsFor(p.request.url));
+      this.cdp.post('Fetch.continueRequest', { requestId: p.requestId, headers });
       return;
     }
     if (!mainDocument && this.needsNetworkType && (p.resourceType === 'Media' || p.resourceType === 'Other') && p.networkId) {
@@ -127,6 +145,19 @@ export class RequestInterceptor {
       return this.decide(p, type);
     }
     this.decide(p, mainDocument ? undefined : p.resourceType);
+  }
+
+  /** The Authorization header for a request to `url`: the URL's credentials, on their own origin only. */
+  private credentialsFor(url: string): Record<string, string> {
+    const credentials = this.rewrite?.credentials;
+    if (!credentials) return {};
+    let origin: string | undefined;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = undefined;
+    }
+    return origin === credentials.origin ? { Authorization: credentials.authorization } : {};
   }
 
   private named(networkId: string, type: string): void {
@@ -146,6 +177,10 @@ export class RequestInterceptor {
     }
     this.cdp.post('Fetch.continueRequest', { requestId: p.requestId });
   }
+}
+
+function withoutAuthorization(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 }
 
 function mergeHeaders(original: Record<string, string>, forwarded: Record<string, string>): Array<{ name: string; value: string }> {

@@ -32,7 +32,7 @@ describe('BrowserSession (real Chromium)', function () {
     await driver.get(target.url('/beacon-page'));
     await driver.switchTo().window(session.mainWindow);
     while (target.requestsTo('/beacon').length === 0) await sleep(50);
-    await session.reset({ origins: [target.origin], topSites: [] });
+    await session.reset();
     expect(await driver.getAllWindowHandles()).to.deep.equal([session.mainWindow]);
     const beacons = target.requestsTo('/beacon').length;
     await sleep(400);
@@ -51,7 +51,7 @@ describe('BrowserSession (real Chromium)', function () {
       session.gateway.serve(directEgress({ allowPrivate: true, lookup }));
       await session.driver.get(target.url('/sets-cookie'));
       // Chrome asks for the list a moment after the jar changes, here while the next page renders.
-      await session.reset({ origins: [target.origin], topSites: [] });
+      await session.reset();
       await sleep(300);
       session.gateway.finish();
     }
