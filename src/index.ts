@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config/config.js';
-import { createLogger } from './logging/logger.js';
+import { createLogger } from './observability/logger.js';
 import { startServer } from './server.js';
 
 // The composition root: the only place (with the CLI's) that reads the environment.

@@ -3,7 +3,7 @@ import { auditPage } from '../store/audit-log.js';
 import type { Database } from '../store/database.js';
 import type { KeyAdminStore } from '../store/key-admin-store.js';
 import type { DayTotals, UsageReportsSql } from '../store/usage-reports-sql.js';
-import { InvalidAccountChangeError, KeyNotFoundError } from '../errors/account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError } from './account-errors.js';
 
 type UsageReport = components['schemas']['UsageReport'];
 type RequestPage = components['schemas']['RequestPage'];

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { components } from '../generated/admin-types.js';
 import { findPlan, type Catalog, type Plan } from '../config/catalog.js';
-import { InvalidIpEntryError, normalizeIpEntries } from '../net/ip-allow-list.js';
+import { InvalidIpEntryError, normalizeIpEntries } from '../ip/ip-allow-list.js';
 import { recordAudit, type AuditAction } from '../store/audit-log.js';
 import { ApiKeyStore, newSecret } from '../store/api-key-store.js';
 import type { KeyAdminStore, KeyColumns } from '../store/key-admin-store.js';
 import { allowedIpsColumn, type KeyRow } from '../store/key-row.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, SecretReplacedError, type InvalidField } from '../errors/account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, SecretReplacedError, type InvalidField } from './account-errors.js';
 import { auditStateOf, keyRecordOf, type KeyRecord } from './key-record.js';
 
 export type NewKeyInput = components['schemas']['NewKey'];

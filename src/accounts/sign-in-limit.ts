@@ -1,4 +1,4 @@
-import { parseIpAddress } from '../net/ip-allow-list.js';
+import { parseIpAddress } from '../ip/ip-allow-list.js';
 import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
 import type { OperatorAddresses } from './operator-addresses.js';
 

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../errors/billing-refusals.js';
-import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
-import { isDatabaseUnavailable } from '../errors/database-errors.js';
-import { IpAllowList } from '../net/ip-allow-list.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from './billing-refusals.js';
+import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { IpAllowList } from '../ip/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
 import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';

@@ -1,4 +1,4 @@
-import { DatabaseTimeLimitError } from '../errors/database-errors.js';
+import { DatabaseTimeLimitError } from '../store/database-errors.js';
 import { withinMs } from '../time/time-limit.js';
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnavailable, mayHaveRun } from '../errors/database-errors.js';
+import { isDatabaseUnavailable, mayHaveRun } from '../store/database-errors.js';
 import { boundedCall } from './bounded-call.js';
 import type { BillingStore, LedgerEntry, LedgerOutcome, Settlement } from './billing-store.js';
 

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, mayHaveRun } from '../errors/database-errors.js';
+import { isDatabaseUnavailable, mayHaveRun } from '../store/database-errors.js';
 
 interface PendingWrite {
   /** What the write gives back, for the warning if it is lost (no secret in it). */

@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import { accountParts } from '../accounts/account-parts.js';
 import type { KeyRecord } from '../accounts/key-record.js';
 import { loadCatalog, type Catalog } from '../config/catalog.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../errors/account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../accounts/account-errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { InvalidIpEntryError, parseIpEntries } from '../net/ip-allow-list.js';
+import { InvalidIpEntryError, parseIpEntries } from '../ip/ip-allow-list.js';
 import { SqlLedgerBooks } from '../store/billing/ledger-books-sql.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { parseCidrList, type Cidr } from './cidr-list.js';
+import { parseCidrList, type Cidr } from '../ip/cidr-list.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])

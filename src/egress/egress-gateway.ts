@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { EgressError, TargetForbiddenError, type EngineError } from '../errors/engine-errors.js';
-import type { OwnPorts } from '../target-policy/own-ports.js';
+import { EgressError, TargetForbiddenError, type EngineError } from '../engines/engine-errors.js';
+import type { OwnPorts } from './target-policy/own-ports.js';
 import type { EgressContext } from './egress-context.js';
 import { egressFailure, fromParserError } from './egress-failures.js';
 import { relayAnswer } from './gateway-answer.js';
-import { bareHost, defaultPort } from '../net/host-port.js';
+import { bareHost, defaultPort } from './host-port.js';
 
 /** Headers of the browser↔gateway hop, never passed on to the target. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']);

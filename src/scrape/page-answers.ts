@@ -1,9 +1,9 @@
-import type { FetchedPage } from '../fetchers/fetcher.js';
+import type { FetchedPage } from '../engines/fetcher.js';
 import type { components } from '../generated/openapi-types.js';
-import { ExtractRulesError } from '../errors/extract-rules-error.js';
-import type { ExtractRules } from '../extract/extract-rules.js';
+import { ExtractRulesError } from '../content/extract/extract-rules-error.js';
+import type { ExtractRules } from '../content/extract/extract-rules.js';
 import { hashApiKey } from '../billing/billing.js';
-import type { HtmlWorkers, HtmlWorkOwner } from './html-work/html-workers.js';
+import type { HtmlWorkers, HtmlWorkOwner } from '../content/html-work/html-workers.js';
 
 /**
  * The charset a body declares, as a browser finds it: a byte-order mark, the Content-Type's

@@ -1,5 +1,5 @@
 import type { ProxyType } from '../config/catalog.js';
-import type { CaptureSpec, Cookie, ForwardedMethod, ResourceType } from '../fetchers/fetcher.js';
+import type { CaptureSpec, Cookie, ForwardedMethod, ResourceType } from '../engines/fetcher.js';
 
 /** One scrape, as every endpoint asks for it once its parameters are validated and decoded. */
 export interface ScrapeRequest {

@@ -11,24 +11,24 @@ import {
   TargetForbiddenError,
   TargetUnreachableError,
   TargetUnusableError,
-} from '../errors/engine-errors.js';
-import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../errors/billing-refusals.js';
-import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
-import { ClientCancelledError } from '../errors/client-cancelled-error.js';
-import { ExtractRulesError } from '../errors/extract-rules-error.js';
-import { HtmlWorkError, HtmlWorkTooCostlyError } from '../errors/html-work-errors.js';
-import { inQuery, toApiError } from '../errors/to-api-error.js';
-import { EngineError } from '../errors/engine-errors.js';
-import { InvalidValueError } from '../errors/invalid-value-error.js';
-import { ApiError } from '../errors/api-error.js';
-import { ShuttingDownError } from '../errors/shutting-down-error.js';
-import type { EngineName, EngineRegistry } from '../fetchers/engine-registry.js';
-import type { FetchedPage } from '../fetchers/fetcher.js';
+} from '../engines/engine-errors.js';
+import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../billing/billing-refusals.js';
+import { ChargeNotRecordedError } from '../billing/charge-not-recorded-error.js';
+import { ClientCancelledError } from './client-cancelled-error.js';
+import { ExtractRulesError } from '../content/extract/extract-rules-error.js';
+import { HtmlWorkError, HtmlWorkTooCostlyError } from '../content/html-work/html-work-errors.js';
+import { inQuery, toApiError } from '../http/errors/to-api-error.js';
+import { EngineError } from '../engines/engine-errors.js';
+import { InvalidValueError } from './invalid-value-error.js';
+import { ApiError } from '../http/errors/api-error.js';
+import { ShuttingDownError } from './shutting-down-error.js';
+import type { EngineName, EngineRegistry } from '../engines/engine-registry.js';
+import type { FetchedPage } from '../engines/fetcher.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Deadline } from '../time/deadline.js';
 import { BODY_SCAN_LIMIT, type WallDetector } from './antibot/wall-detector.js';
 import { creditCost, engineKind } from './credit-cost.js';
-import type { HtmlWorkOwner } from './html-work/html-workers.js';
+import type { HtmlWorkOwner } from '../content/html-work/html-workers.js';
 import type { ScrapeRequest } from './scrape-request.js';
 
 export interface ScrapeServiceDeps {

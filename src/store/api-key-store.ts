@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { addMonths } from '../billing/billing-period.js';
 import { hashApiKey } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
-import { normalizeIpEntries } from '../net/ip-allow-list.js';
+import { normalizeIpEntries } from '../ip/ip-allow-list.js';
 import { allowedIpsColumn, keyAccountOf, type KeyRow } from './key-row.js';
 
 export interface NewKey {

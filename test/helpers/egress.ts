@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { AddressPolicy } from '../../src/target-policy/address-policy.js';
-import { OwnPorts } from '../../src/target-policy/own-ports.js';
-import { parseCidrList } from '../../src/config/cidr-list.js';
+import { AddressPolicy } from '../../src/egress/target-policy/address-policy.js';
+import { OwnPorts } from '../../src/egress/target-policy/own-ports.js';
+import { parseCidrList } from '../../src/ip/cidr-list.js';
 import { EgressContext } from '../../src/egress/egress-context.js';
-import { EgressRoute } from '../../src/proxies/egress-route.js';
-import { TargetPolicy, type Lookup } from '../../src/target-policy/target-policy.js';
+import { EgressRoute } from '../../src/egress/proxies/egress-route.js';
+import { TargetPolicy, type Lookup } from '../../src/egress/target-policy/target-policy.js';
 import { Deadline } from '../../src/time/deadline.js';
 
 export interface PolicyOptions {

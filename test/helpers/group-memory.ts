@@ -1,4 +1,4 @@
-import { groupPssMb } from '../../src/fetchers/browser/driver-process.js';
+import { groupPssMb } from '../../src/engines/browser/driver-process.js';
 import type { ServerProcess } from './server-process.js';
 
 /** The process group of the server's newest browser session, from its 'browser session started' log line. */

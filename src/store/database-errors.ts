@@ -1,0 +1,107 @@
+import { InternalError } from '../http/errors/api-error.js';
+
+/** What a caller is told while the database cannot be reached: the one thing to do is retry. */
+export const DATABASE_UNAVAILABLE_DETAIL = "The service's database is unavailable; retry shortly.";
+
+/** The answer to a request that met an unreachable database (its cause goes to the log, never to the caller). */
+export class DatabaseUnavailableError extends InternalError {
+  constructor(options?: { cause?: unknown }) {
+    super(DATABASE_UNAVAILABLE_DETAIL);
+    if (options && 'cause' in options) this.cause = options.cause;
+  }
+}
+
+/**
+ * A database call that passed the time its caller could give it (the pool's wait included): the
+ * call is left to finish or fail on its own, and may still be carried out.
+ */
+export class DatabaseTimeLimitError extends Error {
+  readonly code = 'SCRAPEGATE_DB_TIME_LIMIT';
+
+  constructor(what: string, ms: number) {
+    super(`${what} took longer than ${ms} ms`);
+    this.name = 'DatabaseTimeLimitError';
+  }
+}
+
+/**
+ * Codes that say the database, not the statement, is the problem: MySQL/MariaDB refusing work
+ * while it shuts down, after killing our connection or out of connections or threads, or read-only
+ * (as during a failover); SQLite's lock held by another process past busy_timeout.
+ */
+const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_CANT_CREATE_THREAD',
+  'ER_OUT_OF_RESOURCES',
+  'ER_OPTION_PREVENTS_STATEMENT',
+  // A statement that passed its time limit (a frozen server): mysql2 ends its connection.
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'SCRAPEGATE_DB_TIME_LIMIT',
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_RECOVERY',
+  'SQLITE_BUSY_TIMEOUT',
+]);
+
+interface ErrorFields {
+  name?: unknown;
+  code?: unknown;
+  fatal?: unknown;
+  cause?: unknown;
+}
+
+function unavailable(e: ErrorFields): boolean {
+  // mysql2 marks `fatal` every error that broke or never made the connection: refused, reset,
+  // timed out, not resolved (the socket's code: ECONNREFUSED, ETIMEDOUT…), lost mid-statement
+  // (PROTOCOL_CONNECTION_LOST), or a command on a closed connection. A statement's own error
+  // never is.
+  if (e.fatal === true) return true;
+  if (typeof e.code === 'string' && UNAVAILABLE_CODES.has(e.code)) return true;
+  // knex could not hand out a connection in time (acquireConnectionTimeout): new ones cannot be
+  // made, or every pooled one is stuck.
+  return e.name === 'KnexTimeoutError';
+}
+
+/**
+ * Whether `err` says the database could not be reached or used at all (as opposed to a statement
+ * that failed on a working database, which is a bug). Looks through `cause` chains, since knex
+ * wraps the pool's errors.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  while (current !== null && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    if (current instanceof DatabaseUnavailableError) return true;
+    const fields = current as ErrorFields;
+    if (unavailable(fields)) return true;
+    current = fields.cause;
+  }
+  return false;
+}
+
+/** Codes of a connection lost while a statement was on it: the server may have run it, or not. */
+const OUTCOME_UNKNOWN_CODES: ReadonlySet<string> = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'SCRAPEGATE_DB_TIME_LIMIT',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ER_CONNECTION_KILLED',
+]);
+
+/**
+ * Whether a statement that failed with `err` may still have been carried out: the connection was
+ * lost after it was sent (a server shutting down kills its connections, and a statement it had
+ * already committed gets no answer). A refused connection, a pool timeout, a closed connection or
+ * a server that refused the statement while shutting down never ran it.
+ */
+export function mayHaveRun(err: unknown): boolean {
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  if (e === null || typeof e !== 'object' || e.syscall === 'connect') return false;
+  return typeof e.code === 'string' && OUTCOME_UNKNOWN_CODES.has(e.code);
+}
