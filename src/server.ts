@@ -37,10 +37,7 @@ import { dashboardRouter } from './dashboard/dashboard-router.js';
 import { DashboardSessions } from './dashboard/dashboard-sessions.js';
 import { SessionUpkeep } from './dashboard/session-upkeep.js';
 import { SignInLimit } from './accounts/sign-in-limit.js';
-import { SignInFailuresSql } from './store/sign-in-failures-sql.js';
-import { OperatorAddressesSql } from './store/operator-addresses-sql.js';
 import { OperatorAddresses } from './accounts/operator-addresses.js';
-import { DashboardSessionsSql } from './store/dashboard-sessions-sql.js';
 import { keyFirst } from './http/body/key-first.js';
 import { bodyParsers, createApp } from './http/app.js';
 import { BodyBudget } from './http/body/body-budget.js';
@@ -54,11 +51,8 @@ import { DeferredWrites } from './billing/deferred-writes.js';
 import { LedgerUpkeep } from './billing/ledger-upkeep.js';
 import { Reconciler } from './billing/reconciler.js';
 import { RefusalTally } from './billing/refusal-tally.js';
-import { SqlLedgerBooks } from './store/billing/ledger-books-sql.js';
-import { ApiKeyStore } from './store/api-key-store.js';
 import { migrate, openDatabase } from './store/database.js';
-import { SqlBillingStore } from './store/billing/sql-billing-store.js';
-import { UsageRefusalsSql } from './store/usage-refusals-sql.js';
+import { sqlStores } from './store/sql-stores.js';
 
 /** The longest any request may run: v1's 60 s, and v2's `timeout` at its maximum. */
 const LONGEST_DEADLINE_MS = 60_000;
@@ -135,7 +129,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   /** This process, as the ledger names the requests it reserves. */
   const instanceId = randomUUID();
   const metrics = new Metrics();
-  const keys = new ApiKeyStore(db.knex);
+  const stores = sqlStores(db);
+  const keys = stores.keys;
   if (config.adminToken !== undefined && (await keys.find(config.adminToken))) {
     throw new Error('ADMIN_TOKEN is the secret of an API key: choose another token (a scraping key never opens the admin API).');
   }
@@ -155,7 +150,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const drain = new Drain();
   // Refunds and slot releases that meet a database outage are retried; what may still be wrong
   // when it ends (a debit cut while committing, a refund given up) is logged for the operator.
-  const billingStore = new SqlBillingStore(db);
+  const billingStore = stores.billing;
   const billing = new Billing({
     store: billingStore,
     deferred: new DeferredWrites({
@@ -167,7 +162,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     instanceId,
     onReleaseFailed: (err) => logger.error({ err }, 'lease release failed'),
   });
-  const books = new SqlLedgerBooks(db);
+  const books = stores.books;
   const reconciler = new Reconciler({
     store: billingStore,
     books,
@@ -182,7 +177,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     intervalMs: config.ledger.upkeepIntervalMs,
     onError: (err) => logger.warn({ err }, 'ledger upkeep failed; it runs again'),
   });
-  const refusals = new RefusalTally(new UsageRefusalsSql(db), (err) => logger.warn({ err }, 'refusal counts could not be written'));
+  const refusals = new RefusalTally(stores.refusals, (err) => logger.warn({ err }, 'refusal counts could not be written'));
   const service = new ScrapeService({
     billing,
     refusals,
@@ -206,13 +201,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const bodyBudget = new BodyBudget(config.maxBufferedBodyBytes);
   const parsers = bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, (key, address) => service.account(key, address)));
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, new PageAnswers(htmlWorkers, rulesWorkers))).routes(parsers);
-  const accounts = accountParts(db, catalog, metrics);
+  const accounts = accountParts({ keys: stores.accountKeys, history: stores.history }, catalog, (action) => metrics.adminAction(action));
   const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
   // The admin gate (app.ts) judges the token before any admin route reads a body.
   const adminRoutes = await adminRouter.routes(bodyParsers(config.maxRequestBodyBytes, bodyBudget));
-  const sessionsSql = new DashboardSessionsSql(db);
-  const failuresSql = new SignInFailuresSql(db);
-  const operatorsSql = new OperatorAddressesSql(db);
+  const { sessions: sessionsSql, signInFailures: failuresSql, operators: operatorsSql } = stores;
   const sessionUpkeep = new SessionUpkeep({
     sessions: sessionsSql,
     failures: failuresSql,

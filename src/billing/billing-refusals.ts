@@ -3,6 +3,7 @@
  * at the edge (to-api-error.ts) decides the status (403, 409, 429) and the words' frame.
  */
 export abstract class BillingRefusal extends Error {
+  abstract readonly outcome: 'invalid_key' | 'ip_restricted' | 'out_of_credits' | 'concurrency_limit' | 'budget_exceeded';
   /** The key refused, when it was known (not for an unknown or revoked one): its refusals are counted. */
   keyId: number | undefined;
 
@@ -19,6 +20,8 @@ export abstract class BillingRefusal extends Error {
 
 /** The key is unknown or revoked. */
 export class InvalidKeyError extends BillingRefusal {
+  readonly outcome = 'invalid_key';
+
   constructor() {
     super('Invalid API key.');
   }
@@ -29,6 +32,8 @@ export class InvalidKeyError extends BillingRefusal {
  * helps to see what a proxy in between made of it); the key's list never is.
  */
 export class IpRestrictedError extends BillingRefusal {
+  readonly outcome = 'ip_restricted';
+
   constructor(readonly clientAddress: string) {
     super(`An IP restriction applies to this API key: requests from this address (${clientAddress}) are not allowed.`);
   }
@@ -36,6 +41,8 @@ export class IpRestrictedError extends BillingRefusal {
 
 /** The key's period has fewer credits left than the request costs. */
 export class InsufficientCreditsError extends BillingRefusal {
+  readonly outcome = 'out_of_credits';
+
   constructor(cost: number, remaining: number, periodEnd: number) {
     super(`Not enough credits: this request costs ${cost} and ${remaining} remain until ${new Date(periodEnd).toISOString()}.`);
   }
@@ -43,6 +50,8 @@ export class InsufficientCreditsError extends BillingRefusal {
 
 /** Every concurrency slot of the key's plan is held. */
 export class ConcurrencyLimitError extends BillingRefusal {
+  readonly outcome = 'concurrency_limit';
+
   constructor(maxConcurrency: number) {
     super(`Concurrent request limit of your plan (${maxConcurrency}) reached. Wait for a request to finish or upgrade the plan.`);
   }
@@ -50,6 +59,8 @@ export class ConcurrencyLimitError extends BillingRefusal {
 
 /** The key's browser requests failed uncharged too often this hour. */
 export class BrowserBudgetExceededError extends BillingRefusal {
+  readonly outcome = 'budget_exceeded';
+
   constructor(
     failures: number,
     attempts: number,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from './billing-refusals.js';
 import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
-import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 import { IpAllowList } from '../ip/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
@@ -226,7 +226,7 @@ export class Billing {
           await boundedCall(what, GIVE_BACK_LIMIT_MS, () => this.options.deferred.run(what, write, { idempotent: true }));
         } catch (err) {
           // The row stays reserved: reconciliation refunds it. The caller's answer stands.
-          if (!isDatabaseUnavailable(err)) throw err;
+          if (!(err instanceof StoreUnavailableError)) throw err;
           databaseAway = true;
         }
         // The refund frees a capped key's slot in the same statement; a deferred one, here. With

@@ -1,4 +1,4 @@
-import { DatabaseTimeLimitError } from '../store/database-errors.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 import { withinMs } from '../time/time-limit.js';
 
 /**
@@ -9,5 +9,5 @@ import { withinMs } from '../time/time-limit.js';
  */
 export function boundedCall<T>(what: string, ms: number, call: () => Promise<T>): Promise<T> {
   const limit = Math.max(1, Math.ceil(ms));
-  return withinMs(call(), limit, () => new DatabaseTimeLimitError(what, limit));
+  return withinMs(call(), limit, () => new StoreUnavailableError(true, { message: `${what} took longer than ${limit} ms` }));
 }

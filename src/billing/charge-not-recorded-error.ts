@@ -8,6 +8,7 @@ export const CHARGE_UNCERTAIN_DETAIL =
   "The service's database was unavailable while this request's charge was recorded, so it may have been charged (Svc-request-id names it in the ledger). Retry shortly.";
 
 export class ChargeNotRecordedError extends Error {
+  readonly outcome = 'charge_not_recorded';
   readonly detail: string;
 
   constructor(

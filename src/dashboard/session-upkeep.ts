@@ -1,6 +1,5 @@
-import type { DashboardSessionsSql } from '../store/dashboard-sessions-sql.js';
-import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
-import type { OperatorAddressesSql } from '../store/operator-addresses-sql.js';
+import type { OperatorAddressesPort, SignInFailuresPort } from '../accounts/account-ports.js';
+import type { SessionStorePort } from './dashboard-ports.js';
 import { OPERATOR_ADDRESS_MEMORY_MS } from '../accounts/operator-addresses.js';
 
 /** Batches one pass may delete of each table, so that a pass never holds the database long. */
@@ -18,10 +17,10 @@ export class SessionUpkeep {
 
   constructor(
     private readonly parts: {
-      sessions: DashboardSessionsSql;
-      failures: SignInFailuresSql;
+      sessions: SessionStorePort;
+      failures: SignInFailuresPort;
       failureWindowMs: number;
-      operators: OperatorAddressesSql;
+      operators: OperatorAddressesPort;
       intervalMs: number;
       onError: (err: unknown) => void;
       now?: () => number;

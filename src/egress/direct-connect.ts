@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { EgressError } from '../engines/engine-errors.js';
+import { EgressError } from './fetch-errors.js';
 import { egressFailure, fromNodeError } from './egress-failures.js';
 import type { CheckedAddress } from './target-policy/target-policy.js';
 

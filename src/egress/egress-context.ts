@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { DeadlineExceededError, EgressError } from '../engines/engine-errors.js';
+import { DeadlineExceededError, EgressError } from './fetch-errors.js';
 import type { Deadline } from '../time/deadline.js';
 import { connectDirect } from './direct-connect.js';
 import { egressAgents, type HttpAgents } from './egress-agent.js';

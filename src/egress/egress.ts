@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ProxyType } from '../config/catalog.js';
 import type { Deadline } from '../time/deadline.js';
-import { EgressError } from '../engines/engine-errors.js';
+import { EgressError } from './fetch-errors.js';
 import { connectDirect } from './direct-connect.js';
 import { egressAgents, type HttpAgents } from './egress-agent.js';
 import { EgressContext } from './egress-context.js';

@@ -109,7 +109,7 @@ export interface FetchedPage {
   capture?: Capture;
 }
 
-/** An engine. It throws EngineError subclasses for target-side failures and nothing else on purpose. */
+/** An engine. It throws FetchError subclasses for target-side failures and nothing else on purpose. */
 export interface Fetcher {
   fetch(spec: FetchSpec): Promise<FetchedPage>;
   close(): Promise<void>;

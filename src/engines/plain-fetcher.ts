@@ -3,8 +3,8 @@ import got, { RequestError, type Response } from 'got';
 import { CookieJar } from 'tough-cookie';
 import type { HttpAgents } from '../egress/egress-agent.js';
 import { fromNodeError, fromParserError, invalidStatus } from '../egress/egress-failures.js';
-import { DeadlineExceededError, EgressError, EngineError, TargetForbiddenError, TargetTooLargeError, TargetUnreachableError } from './engine-errors.js';
-import { ClientCancelledError } from '../scrape/client-cancelled-error.js';
+import { DeadlineExceededError, EgressError, FetchError, TargetForbiddenError, TargetTooLargeError, TargetUnreachableError } from '../egress/fetch-errors.js';
+import { ClientCancelledError } from '../time/client-cancelled-error.js';
 import type { Deadline } from '../time/deadline.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
 import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
@@ -189,9 +189,9 @@ export class PlainFetcher implements Fetcher {
   }
 
   private translate(err: unknown, spec: FetchSpec): Error {
-    if (err instanceof EngineError || err instanceof ClientCancelledError) return err;
+    if (err instanceof FetchError || err instanceof ClientCancelledError) return err;
     const cause = err instanceof RequestError ? err.cause : undefined;
-    if (cause instanceof EngineError || cause instanceof ClientCancelledError) return cause;
+    if (cause instanceof FetchError || cause instanceof ClientCancelledError) return cause;
     if (spec.cancelled?.aborted) return new ClientCancelledError();
     const seconds = Math.round(spec.deadline.budgetMs / 1000);
     if (spec.deadline.expired || (err as { code?: string })?.code === 'ETIMEDOUT') {

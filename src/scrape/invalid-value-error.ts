@@ -15,6 +15,7 @@ export interface InvalidValue {
  * the HTTP edge's (errors/to-api-error.ts).
  */
 export class InvalidValueError extends Error {
+  readonly outcome = 'invalid_value';
   readonly values: InvalidValue[];
 
   constructor(param: string, msg: string, type: string, place?: 'header') {

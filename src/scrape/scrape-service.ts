@@ -4,23 +4,17 @@ import type { KeyAccount } from '../billing/billing-store.js';
 import type { CostTable } from '../config/catalog.js';
 import type { Egress } from '../egress/egress.js';
 import type { EgressContext } from '../egress/egress-context.js';
-import {
-  AntiBotDetectedError,
-  DeadlineExceededError,
-  SelectorTimeoutError,
-  TargetForbiddenError,
-  TargetUnreachableError,
-  TargetUnusableError,
-} from '../engines/engine-errors.js';
+import { DeadlineExceededError, TargetForbiddenError, TargetUnreachableError, TargetUnusableError } from '../egress/fetch-errors.js';
+import { SelectorTimeoutError } from '../engines/engine-errors.js';
+import { AntiBotDetectedError } from './anti-bot-error.js';
 import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../billing/billing-refusals.js';
 import { ChargeNotRecordedError } from '../billing/charge-not-recorded-error.js';
-import { ClientCancelledError } from './client-cancelled-error.js';
+import { ClientCancelledError } from '../time/client-cancelled-error.js';
 import { ExtractRulesError } from '../content/extract/extract-rules-error.js';
 import { HtmlWorkError, HtmlWorkTooCostlyError } from '../content/html-work/html-work-errors.js';
-import { inQuery, toApiError } from '../http/errors/to-api-error.js';
-import { EngineError } from '../engines/engine-errors.js';
+import { FetchError } from '../egress/fetch-errors.js';
 import { InvalidValueError } from './invalid-value-error.js';
-import { ApiError } from '../http/errors/api-error.js';
+import { outcomeOf, statusOf } from './outcome.js';
 import { ShuttingDownError } from './shutting-down-error.js';
 import type { EngineName, EngineRegistry } from '../engines/engine-registry.js';
 import type { FetchedPage } from '../engines/fetcher.js';
@@ -220,17 +214,9 @@ export class ScrapeService {
   }
 }
 
-/** The HTTP status a failure is answered with, for the ledger (the edge decides it the same way). */
-function statusOf(err: unknown): number {
-  return toApiError(err, inQuery, 0)?.status ?? 500;
-}
-
 /** Why a request failed, in the ledger's words: what the service says of it, never a bug's insides (which may hold anything). */
 function failureOf(err: unknown): string {
-  const known =
-    err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError ||
-    err instanceof ExtractRulesError || err instanceof HtmlWorkError || err instanceof ClientCancelledError;
-  return (known ? err.message : 'a failure inside the service').slice(0, 200);
+  return (outcomeOf(err) !== 'internal' ? (err as Error).message : 'a failure inside the service').slice(0, 200);
 }
 
 function secondsSince(started: bigint): number {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { EgressError } from '../../src/engines/engine-errors.js';
+import { EgressError } from '../../src/egress/fetch-errors.js';
 import { EgressContext } from '../../src/egress/egress-context.js';
 import { parseProxyCatalog } from '../../src/egress/proxies/proxy-config.js';
 import { ProxyHealth } from '../../src/egress/proxies/proxy-health.js';

@@ -10,6 +10,7 @@ import type {
   LedgerOutcome,
   Settlement,
 } from '../../src/billing/billing-store.js';
+import { StoreUnavailableError } from '../../src/billing/store-unavailable-error.js';
 
 interface FakeKey extends KeyAccount {
   keyHash: string;
@@ -215,14 +216,15 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
   }
 
   private enter(call: string): void {
-    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', fatal: true });
+    // As the store's adapters answer for their drivers (store/driver-errors.ts): refused, so it never ran.
+    if (this.down) throw new StoreUnavailableError(false, { message: 'connect ECONNREFUSED' });
     this.calls.push(call);
   }
 
   /** The write lands; with `loseAnswers`, the caller hears only that the connection was lost. */
   private answer<T>(write: () => T): T {
     const result = write();
-    if (this.loseAnswers) throw Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+    if (this.loseAnswers) throw new StoreUnavailableError(true, { message: 'Connection lost: The server closed the connection.' });
     return result;
   }
 }

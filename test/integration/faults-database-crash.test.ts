@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL } from '../../src/billing/charge-not-recorded-error.js';
-import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/store/database-errors.js';
+import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/http/errors/to-api-error.js';
 import { eventually, waitUntil } from '../helpers/eventually.js';
 import { exchange } from '../helpers/exchange.js';
 import { TestStore } from '../helpers/keys.js';

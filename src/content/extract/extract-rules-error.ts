@@ -11,6 +11,8 @@ export interface ExtractRulesIssue {
  * 422's `detail`, each located under ["query", "extract_rules", ...path].
  */
 export class ExtractRulesError extends Error {
+  readonly outcome = 'invalid_value';
+
   constructor(readonly issues: ExtractRulesIssue[]) {
     super(issues.map((i) => `extract_rules${i.path.map((p) => `[${JSON.stringify(p)}]`).join('')}: ${i.msg}`).join('; '));
     this.name = 'ExtractRulesError';

@@ -3,6 +3,8 @@
  * answer. Not HTTP: to-api-error.ts decides the statuses (429, 422, 404).
  */
 export abstract class HtmlWorkError extends Error {
+  abstract readonly outcome: 'busy' | 'too_costly' | 'timeout';
+
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
@@ -11,6 +13,8 @@ export abstract class HtmlWorkError extends Error {
 
 /** The HTML workers' queue (in all, or this key's share of it) is full: nothing was run. */
 export class HtmlWorkBusyError extends HtmlWorkError {
+  readonly outcome = 'busy';
+
   constructor(
     readonly scope: 'key' | 'all',
     readonly retryAfterSeconds: number,
@@ -28,6 +32,8 @@ export class HtmlWorkBusyError extends HtmlWorkError {
  * is what the caller can change: the rules of an extraction, else the page (its URL).
  */
 export class HtmlWorkTooCostlyError extends HtmlWorkError {
+  readonly outcome = 'too_costly';
+
   constructor(
     readonly param: 'extract_rules' | 'url',
     message: string,
@@ -38,6 +44,8 @@ export class HtmlWorkTooCostlyError extends HtmlWorkError {
 
 /** The task was dropped from the queue before it ran: its request gave up (its deadline, or its caller). */
 export class HtmlWorkCancelledError extends HtmlWorkError {
+  readonly outcome = 'timeout';
+
   constructor() {
     super('the request ended while its page waited to be worked on');
   }

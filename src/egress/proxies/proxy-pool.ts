@@ -1,5 +1,5 @@
 import type { ProxyType } from '../../config/catalog.js';
-import { ProxyUnavailableError } from '../../engines/engine-errors.js';
+import { ProxyUnavailableError } from '../fetch-errors.js';
 import { EgressRoute } from './egress-route.js';
 import { type ProxyEndpoint } from './proxy-endpoint.js';
 import { ISO_COUNTRIES } from './iso-countries.js';

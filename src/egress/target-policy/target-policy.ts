@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import { isIP } from 'node:net';
-import { EgressError, TargetForbiddenError } from '../../engines/engine-errors.js';
+import { EgressError, TargetForbiddenError } from '../fetch-errors.js';
 import { bareHost, defaultPort } from '../host-port.js';
 import type { AddressPolicy, Refusal } from './address-policy.js';
 

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
-import { ClientCancelledError } from '../../scrape/client-cancelled-error.js';
-import { BrowserFailureError, DeadlineExceededError, EngineError, PageCrashedError } from '../engine-errors.js';
+import { ClientCancelledError } from '../../time/client-cancelled-error.js';
+import { DeadlineExceededError, FetchError } from '../../egress/fetch-errors.js';
+import { BrowserFailureError, PageCrashedError } from '../engine-errors.js';
 import { withinMs } from '../../time/time-limit.js';
 import type { Deadline } from '../../time/deadline.js';
 import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
@@ -57,7 +58,7 @@ export class BrowserFetcher implements Fetcher {
       }
       const failure = await this.translate(err, session, spec.deadline, render.recorder.mainRequestId !== undefined);
       // The target's failures leave the session sound; anything else (a crashed tab too) retires it.
-      healthy = err instanceof EngineError && !(err instanceof DeadlineExceededError) && session.alive;
+      healthy = err instanceof FetchError && !(err instanceof DeadlineExceededError) && session.alive;
       throw failure;
     } finally {
       render.stop();
@@ -70,13 +71,13 @@ export class BrowserFetcher implements Fetcher {
   }
 
   /**
-   * A render's failure in the engine's words. What is not the target's (an EngineError) nor the
+   * A render's failure in the engine's words. What is not the target's (an FetchError) nor the
    * deadline is the page's when its renderer crashed (Chromium said so, and not that something
    * killed it), and otherwise the browser's: a WebDriver or DevTools error, or the driver's socket
    * refusing once chromedriver died. A browser failure is logged with its cause.
    */
   private async translate(err: unknown, session: BrowserSession, deadline: Deadline, targetContacted: boolean): Promise<Error> {
-    if (err instanceof EngineError) return err;
+    if (err instanceof FetchError) return err;
     if (err instanceof seleniumError.TimeoutError || err instanceof seleniumError.ScriptTimeoutError || deadline.expired) {
       return new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
     }

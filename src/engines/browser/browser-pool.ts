@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { ClientCancelledError } from '../../scrape/client-cancelled-error.js';
-import { DeadlineExceededError } from '../engine-errors.js';
+import { ClientCancelledError } from '../../time/client-cancelled-error.js';
+import { DeadlineExceededError } from '../../egress/fetch-errors.js';
 import type { Deadline } from '../../time/deadline.js';
 import { withinMs } from '../../time/time-limit.js';
 import type { BrowserSession } from './browser-session.js';

@@ -1,4 +1,5 @@
-import { ElementNotFoundError, TargetTooLargeError } from '../engine-errors.js';
+import { TargetTooLargeError } from '../../egress/fetch-errors.js';
+import { ElementNotFoundError } from '../engine-errors.js';
 import type { Capture, CaptureSpec, PaperFormat } from '../fetcher.js';
 import type { CdpSession } from './cdp-session.js';
 import type { PageReader } from './page-reader.js';

@@ -1,4 +1,5 @@
-import { InvalidSelectorError, TargetTooLargeError } from '../engine-errors.js';
+import { TargetTooLargeError } from '../../egress/fetch-errors.js';
+import { InvalidSelectorError } from '../engine-errors.js';
 import type { IframeRecord } from '../fetcher.js';
 import { CdpError, type CdpSession } from './cdp-session.js';
 

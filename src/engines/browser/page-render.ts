@@ -1,16 +1,9 @@
 import type { Logger } from 'pino';
 import { error as seleniumError } from 'selenium-webdriver';
 import { fromChromeError } from '../../egress/egress-failures.js';
-import {
-  DeadlineExceededError,
-  EgressError,
-  type EngineError,
-  SelectorTimeoutError,
-  TargetTooLargeError,
-  TargetUnreachableError,
-  TargetUnusableError,
-} from '../engine-errors.js';
-import { ClientCancelledError } from '../../scrape/client-cancelled-error.js';
+import { DeadlineExceededError, EgressError, type FetchError, TargetTooLargeError, TargetUnreachableError, TargetUnusableError } from '../../egress/fetch-errors.js';
+import { SelectorTimeoutError } from '../engine-errors.js';
+import { ClientCancelledError } from '../../time/client-cancelled-error.js';
 import type { FetchedPage, FetchSpec } from '../fetcher.js';
 import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
@@ -191,7 +184,7 @@ export class PageRender {
   }
 
   /** Why the main document did not load, in the egress layer's words when the gateway saw it. */
-  private navigationFailure(): EngineError | undefined {
+  private navigationFailure(): FetchError | undefined {
     const text = this.recorder.mainFailure;
     if (!text) return undefined;
     return (

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { BadRequestError, TooManyRequestsError, UnprocessableEntityError } from '../errors/api-error.js';
-import { ClientCancelledError } from '../../scrape/client-cancelled-error.js';
+import { ClientCancelledError } from '../../time/client-cancelled-error.js';
 import type { BodyBudget } from './body-budget.js';
 import { closeWithoutReading } from './lingering-close.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ProxyUnavailableError } from '../../../src/engines/engine-errors.js';
+import { ProxyUnavailableError } from '../../../src/egress/fetch-errors.js';
 import { parseProxyCatalog } from '../../../src/egress/proxies/proxy-config.js';
 import { ProxyHealth } from '../../../src/egress/proxies/proxy-health.js';
 import { ProxyPool } from '../../../src/egress/proxies/proxy-pool.js';

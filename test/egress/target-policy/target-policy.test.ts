@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OwnPorts } from '../../../src/egress/target-policy/own-ports.js';
-import { EgressError, TargetForbiddenError } from '../../../src/engines/engine-errors.js';
+import { EgressError, TargetForbiddenError } from '../../../src/egress/fetch-errors.js';
 import { TargetPolicy } from '../../../src/egress/target-policy/target-policy.js';
 import { targetPolicy } from '../../helpers/egress.js';
 

@@ -6,7 +6,9 @@ import { pino } from 'pino';
 import { ConflictError, LockedError, TooManyRequestsError, UnprocessableEntityError } from '../../../src/http/errors/api-error.js';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError } from '../../../src/billing/billing-refusals.js';
 import { errorMiddleware } from '../../../src/http/errors/error-middleware.js';
-import { AntiBotDetectedError, EngineUnavailableError, InvalidSelectorError, TargetUnreachableError } from '../../../src/engines/engine-errors.js';
+import { TargetUnreachableError } from '../../../src/egress/fetch-errors.js';
+import { EngineUnavailableError, InvalidSelectorError } from '../../../src/engines/engine-errors.js';
+import { AntiBotDetectedError } from '../../../src/scrape/anti-bot-error.js';
 import { InvalidValueError } from '../../../src/scrape/invalid-value-error.js';
 import { inQuery, toApiError, type ParamLocator } from '../../../src/http/errors/to-api-error.js';
 

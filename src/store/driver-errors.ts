@@ -1,28 +1,4 @@
-import { InternalError } from '../http/errors/api-error.js';
-
-/** What a caller is told while the database cannot be reached: the one thing to do is retry. */
-export const DATABASE_UNAVAILABLE_DETAIL = "The service's database is unavailable; retry shortly.";
-
-/** The answer to a request that met an unreachable database (its cause goes to the log, never to the caller). */
-export class DatabaseUnavailableError extends InternalError {
-  constructor(options?: { cause?: unknown }) {
-    super(DATABASE_UNAVAILABLE_DETAIL);
-    if (options && 'cause' in options) this.cause = options.cause;
-  }
-}
-
-/**
- * A database call that passed the time its caller could give it (the pool's wait included): the
- * call is left to finish or fail on its own, and may still be carried out.
- */
-export class DatabaseTimeLimitError extends Error {
-  readonly code = 'SCRAPEGATE_DB_TIME_LIMIT';
-
-  constructor(what: string, ms: number) {
-    super(`${what} took longer than ${ms} ms`);
-    this.name = 'DatabaseTimeLimitError';
-  }
-}
+import { StoreUnavailableError } from '../billing/store-unavailable-error.js';
 
 /**
  * Codes that say the database, not the statement, is the problem: MySQL/MariaDB refusing work
@@ -39,7 +15,6 @@ const UNAVAILABLE_CODES: ReadonlySet<string> = new Set([
   'ER_OPTION_PREVENTS_STATEMENT',
   // A statement that passed its time limit (a frozen server): mysql2 ends its connection.
   'PROTOCOL_SEQUENCE_TIMEOUT',
-  'SCRAPEGATE_DB_TIME_LIMIT',
   'SQLITE_BUSY',
   'SQLITE_BUSY_SNAPSHOT',
   'SQLITE_BUSY_RECOVERY',
@@ -75,7 +50,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   let current: unknown = err;
   while (current !== null && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
-    if (current instanceof DatabaseUnavailableError) return true;
+    if (current instanceof StoreUnavailableError) return true;
     const fields = current as ErrorFields;
     if (unavailable(fields)) return true;
     current = fields.cause;
@@ -87,7 +62,6 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 const OUTCOME_UNKNOWN_CODES: ReadonlySet<string> = new Set([
   'PROTOCOL_CONNECTION_LOST',
   'PROTOCOL_SEQUENCE_TIMEOUT',
-  'SCRAPEGATE_DB_TIME_LIMIT',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',
@@ -104,4 +78,31 @@ export function mayHaveRun(err: unknown): boolean {
   const e = err as { code?: unknown; syscall?: unknown } | null;
   if (e === null || typeof e !== 'object' || e.syscall === 'connect') return false;
   return typeof e.code === 'string' && OUTCOME_UNKNOWN_CODES.has(e.code);
+}
+
+/** A driver's error as the ports know it: StoreUnavailableError when the database, not the statement, failed. */
+export function storeError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError || !isDatabaseUnavailable(err)) return err;
+  return new StoreUnavailableError(mayHaveRun(err), { cause: err, message: 'the database is unavailable' });
+}
+
+/**
+ * A store adapter whose every method answers with the ports' errors in place of its driver's:
+ * the one place where MySQL's and SQLite's codes are read.
+ */
+export function translated<T extends object>(adapter: T): T {
+  return new Proxy(adapter, {
+    get(target, name, receiver) {
+      const value: unknown = Reflect.get(target, name, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        try {
+          const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+          return result instanceof Promise ? result.catch((err: unknown) => Promise.reject(storeError(err))) : result;
+        } catch (err) {
+          throw storeError(err);
+        }
+      };
+    },
+  });
 }

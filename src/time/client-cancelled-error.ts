@@ -4,6 +4,8 @@
  * client that closed the request). There is nobody left to answer.
  */
 export class ClientCancelledError extends Error {
+  readonly outcome = 'cancelled';
+
   constructor() {
     super('the client closed the connection before the answer was ready');
     this.name = 'ClientCancelledError';
