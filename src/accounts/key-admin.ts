@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { components } from '../generated/admin-types.js';
 import { findPlan, type Catalog, type Plan } from '../config/catalog.js';
-import { InvalidIpEntryError, normalizeIpEntries } from '../ip/ip-allow-list.js';
+import { InvalidIpEntryError, normalizeIpEntries } from '../ip/ip-range.js';
 import type { KeyColumns, KeyStorePort } from './account-ports.js';
 import type { AuditAction } from './audit-entry.js';
 import { allowedIpsColumn, type KeyRow } from './key-row.js';

@@ -1,4 +1,4 @@
-import { parseIpAddress } from '../ip/ip-allow-list.js';
+import { parseIpAddress } from '../ip/ip-address.js';
 import type { SignInFailuresPort } from './account-ports.js';
 import type { OperatorAddresses } from './operator-addresses.js';
 

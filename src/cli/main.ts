@@ -4,7 +4,7 @@ import type { KeyRecord } from '../accounts/key-record.js';
 import { loadCatalog, type Catalog } from '../config/catalog.js';
 import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../accounts/account-errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { InvalidIpEntryError, parseIpEntries } from '../ip/ip-allow-list.js';
+import { InvalidIpEntryError, parseIpEntries } from '../ip/ip-range.js';
 import { sqlStores } from '../store/sql-stores.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 

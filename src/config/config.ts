@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { parseCidrList, type Cidr } from '../ip/cidr-list.js';
+import { parseRangeList, type IpRange } from '../ip/ip-range.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -14,7 +14,7 @@ const cidrList = z
   .default('')
   .transform((text, ctx) => {
     try {
-      return parseCidrList(text);
+      return parseRangeList(text);
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: (err as Error).message });
       return z.NEVER;
@@ -118,12 +118,12 @@ export interface Config {
   databaseUrl: string;
   allowPrivateTargets: boolean;
   /** Ranges allowed as targets although not public, e.g. 127.0.0.2/32 for tests with the policy on. */
-  targetAllowCidrs: Cidr[];
+  targetAllowCidrs: IpRange[];
   /**
    * Peers (load balancers, reverse proxies) whose X-Forwarded-For is believed when an API key's
    * IP restriction is judged; from any other peer the header is ignored. Empty: nobody's.
    */
-  trustedProxies: Cidr[];
+  trustedProxies: IpRange[];
   /** The admin API's bearer token; undefined: every /admin path answers 404. Never logged. */
   adminToken: string | undefined;
   /** The bearer token /metrics asks for; undefined: /metrics is open to whoever reaches it. Never logged. */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { addMonths } from '../billing/billing-period.js';
 import type { KeyAccount } from '../billing/billing-store.js';
-import { normalizeIpEntries } from '../ip/ip-allow-list.js';
+import { normalizeIpEntries } from '../ip/ip-range.js';
 import { allowedIpsColumn, keyAccountOf, type KeyRow } from '../accounts/key-row.js';
 import type { NewKey } from '../accounts/account-ports.js';
 import { newSecret } from '../accounts/key-secret.js';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { AddressPolicy } from '../../src/egress/target-policy/address-policy.js';
 import { OwnPorts } from '../../src/egress/target-policy/own-ports.js';
-import { parseCidrList } from '../../src/ip/cidr-list.js';
+import { parseRangeList } from '../../src/ip/ip-range.js';
 import { EgressContext } from '../../src/egress/egress-context.js';
 import { EgressRoute } from '../../src/egress/proxies/egress-route.js';
 import { TargetPolicy, type Lookup } from '../../src/egress/target-policy/target-policy.js';
@@ -15,7 +15,7 @@ export interface PolicyOptions {
 }
 
 export function targetPolicy(o: PolicyOptions = {}): TargetPolicy {
-  const addresses = new AddressPolicy({ allowPrivate: o.allowPrivate ?? false, allowCidrs: parseCidrList(o.allowCidrs ?? ''), ownPorts: o.ownPorts ?? new OwnPorts() });
+  const addresses = new AddressPolicy({ allowPrivate: o.allowPrivate ?? false, allowCidrs: parseRangeList(o.allowCidrs ?? ''), ownPorts: o.ownPorts ?? new OwnPorts() });
   return new TargetPolicy(addresses, o.lookup);
 }
 

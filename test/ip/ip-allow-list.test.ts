@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import ipaddr from 'ipaddr.js';
-import { InvalidIpEntryError, IpAllowList, normalizeIpEntry, parseIpAddress, parseIpEntries } from '../../src/ip/ip-allow-list.js';
+import { InvalidIpEntryError, normalizeIpEntry, parseIpEntries } from '../../src/ip/ip-range.js';
+import { IpAllowList } from '../../src/ip/ip-allow-list.js';
+import { parseIpAddress } from '../../src/ip/ip-address.js';
 
 describe('IP allow lists', () => {
   it('normalizes every entry to the CIDR it stands for: single addresses, host bits, IPv6 compressed, mapped IPv4 as IPv4', () => {

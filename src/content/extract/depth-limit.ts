@@ -1,8 +1,7 @@
 import { isTag, type AnyNode, type ChildNode, type Element, type ParentNode } from 'domhandler';
+import { MAX_DOM_DEPTH } from '../dom-depth.js';
 import { nextInside } from './node-text.js';
 
-/** Chrome's HTML parser's kMaximumHTMLParserDOMTreeDepth: how many elements may be open before it stops nesting them. */
-export const MAX_DOM_DEPTH = 512;
 
 /**
  * Flattens the parsed page the way Chrome's parser builds it. Once MAX_DOM_DEPTH elements are

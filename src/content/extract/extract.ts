@@ -1,4 +1,4 @@
-import type { Element, ParentNode } from 'domhandler';
+import type { Document, Element, ParentNode } from 'domhandler';
 import { compileQuery, eachMatch, firstMatch, type CssQuery } from './css-query.js';
 import { limitDepth } from './depth-limit.js';
 import { parseMetered } from './metered-parse.js';
@@ -56,13 +56,24 @@ interface CompiledRule {
  * produce more list values or characters, or take more steps, than the limits allow
  * (EXTRACT_LIMITS unless given lower or higher ones).
  */
-export function extract(html: string, rules: ExtractRules, limits: Partial<ExtractLimits> = {}): ExtractedObject {
+export function extract(
+  html: string,
+  rules: ExtractRules,
+  limits: Partial<ExtractLimits> = {},
+  /** Given the parsed page before the rules touch it, and how deep its elements nested: one parse serves other readings too. */
+  alsoRead?: (document: Document, deepest: number) => void,
+): ExtractedObject {
   const chosen = { ...EXTRACT_LIMITS, ...limits };
   const meter = new WorkMeter(chosen.maxWorkSteps);
+  let deepest = 0;
   // The parser's own cost, in the meter's unit: about 32 elements shifted along its stack of open
   // elements take the time of one step (measured: 0.8 ns against 25 to 50 ns), so the page's
   // nesting is paid for like the rules' walks. 56,000 nested elements exhaust the budget, in 1.3 s.
-  const document = parseMetered(html, (depth) => meter.spend(Math.ceil(depth / PARSE_SHIFTS_PER_STEP)));
+  const document = parseMetered(html, (depth) => {
+    deepest = Math.max(deepest, depth);
+    meter.spend(Math.ceil(depth / PARSE_SHIFTS_PER_STEP));
+  });
+  alsoRead?.(document, deepest);
   limitDepth(document);
   return new Extraction(meter, chosen).object(compileRules(rules, [], false, meter), document);
 }

@@ -2,7 +2,10 @@ import { ExtractRulesError, type ExtractRulesIssue } from '../extract/extract-ru
 import { extract } from '../extract/extract.js';
 import { parseExtractRules, type ExtractRules } from '../extract/extract-rules.js';
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../markdown/html-to-markdown.js';
-import { pageText } from '../text/page-text.js';
+import type { Document } from 'domhandler';
+import { MAX_DOM_DEPTH } from '../dom-depth.js';
+import { documentText, pageText } from '../text/page-text.js';
+import { htmlToPlainText } from '../text/plain-text.js';
 
 /**
  * An extraction's result as JSON text, or why the rules could not be applied: a worker's reply
@@ -16,6 +19,30 @@ function extractTask(input: { html: string; rules: ExtractRules }): ExtractOutco
     return { ok: true, json: JSON.stringify(extract(input.html, input.rules)) };
   } catch (err) {
     if (err instanceof ExtractRulesError) return { ok: false, issues: err.issues };
+    throw err;
+  }
+}
+
+/** The page's text and what the rules take from it, from one parse. */
+export interface TextAndExtraction {
+  text: string;
+  extracted: ExtractOutcome;
+}
+
+/**
+ * /v2/extended with rules: the page's text and its extraction from one parse, metered by the
+ * extraction. A page nested deeper than a browser nests is read for text in one linear scan.
+ */
+function textAndExtractTask(input: { html: string; rules: ExtractRules }): TextAndExtraction {
+  let text = '';
+  const readText = (doc: Document, deepest: number) => {
+    text = deepest > MAX_DOM_DEPTH ? htmlToPlainText(input.html) : documentText(doc);
+  };
+  try {
+    const json = JSON.stringify(extract(input.html, input.rules, {}, readText));
+    return { text, extracted: { ok: true, json } };
+  } catch (err) {
+    if (err instanceof ExtractRulesError) return { text, extracted: { ok: false, issues: err.issues } };
     throw err;
   }
 }
@@ -41,6 +68,7 @@ export const HTML_TASKS = {
   text: (html: string): string => pageText(html),
   markdown: (input: HtmlToMarkdownInput): string => htmlToMarkdown(input),
   extract: extractTask,
+  textAndExtract: textAndExtractTask,
   rules: rulesTask,
 };
 

@@ -55,8 +55,14 @@ interface Slot {
 
 /** A task past a limit: the caller can change the rules of an extraction, else only the page. */
 function tooCostly(name: HtmlTaskName, limit: string): HtmlWorkTooCostlyError {
-  const what = { extract: 'applying extract_rules to this page', rules: 'reading extract_rules', markdown: 'converting this page to Markdown', text: "reading this page's text" }[name];
-  return new HtmlWorkTooCostlyError(name === 'extract' || name === 'rules' ? 'extract_rules' : 'url', `${what} takes ${limit}`);
+  const what = {
+    extract: 'applying extract_rules to this page',
+    textAndExtract: 'applying extract_rules to this page',
+    rules: 'reading extract_rules',
+    markdown: 'converting this page to Markdown',
+    text: "reading this page's text",
+  }[name];
+  return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
 }
 
 /**

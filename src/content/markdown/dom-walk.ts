@@ -1,4 +1,4 @@
-// Document-order traversal without recursion: pages reach this folder with up to MAX_DEPTH
+// Document-order traversal without recursion: pages reach this folder with up to MAX_DOM_DEPTH
 // levels, and a loop costs no stack whatever their shape.
 
 import type { ElementNode } from './dom/nodes.js';

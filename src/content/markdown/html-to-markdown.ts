@@ -4,7 +4,7 @@
 
 import type { ElementNode } from './dom/nodes.js';
 import { parseHtml } from './parse-html.js';
-import { htmlToPlainText } from './plain-text.js';
+import { htmlToPlainText } from '../text/plain-text.js';
 import { prepareDocument } from './prepare-document.js';
 import { tidyMarkdown } from './tidy-markdown.js';
 import { createTurndownService } from './turndown-service.js';
@@ -24,7 +24,7 @@ const turndown = createTurndownService();
 
 /**
  * The markdown of the page's <body> (or of its main content), trimmed. A page that cannot be
- * converted as a tree (nesting deeper than MAX_DEPTH, more work than MAX_WORK,
+ * converted as a tree (nesting deeper than MAX_DOM_DEPTH, more work than MAX_WORK,
  * or turndown out of stack) comes back as the plain text of its whole body instead, whatever
  * onlyMainContent says: without a tree there is no main element to choose.
  *
@@ -41,7 +41,7 @@ export function htmlToMarkdown(input: HtmlToMarkdownInput): string {
     markdown = turndown.turndown(disposable(root));
   } catch (err) {
     // turndown recurses per level of nesting; a thread with a smaller stack than the main one
-    // can run out within MAX_DEPTH. The text is still worth returning.
+    // can run out within MAX_DOM_DEPTH. The text is still worth returning.
     if (err instanceof RangeError) return htmlToPlainText(input.html);
     throw err;
   }

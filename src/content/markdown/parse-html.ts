@@ -1,17 +1,11 @@
 // The page's HTML → the tree turndown converts, with htmlparser2, the parser extraction uses too.
 
 import { Parser } from 'htmlparser2';
+import { MAX_DOM_DEPTH, TooDeepError } from '../dom-depth.js';
 import { COLLAPSIBLE } from './block-elements.js';
 import { ElementNode, ROOT_NAME, TextNode } from './dom/nodes.js';
 import { tableParent } from './table-parts.js';
 
-/**
- * How deep elements may nest for a page to be converted as a tree; Chromium's parser stops
- * nesting at the same depth. Deeper, htmlparser2 turns quadratic (each start tag shifts its stack
- * of open elements: 100,000 nested <div>s take 3 s, 14 s when stray end tags search the stack)
- * and turndown, which recurses per level, overflows the stack near 1,500 levels.
- */
-export const MAX_DEPTH = 512;
 
 export interface ParsedPage {
   /** Everything the page holds, <head> included. */
@@ -22,8 +16,6 @@ export interface ParsedPage {
   baseHref: string | null;
 }
 
-/** Thrown from the parser's callbacks to stop a parse that went deeper than MAX_DEPTH. */
-class TooDeep extends Error {}
 
 /** A newline right after these start tags is not content (the HTML parsing algorithm drops it). */
 const LEADING_NEWLINE_DROPPED = new Set(['pre', 'listing', 'textarea']);
@@ -32,7 +24,7 @@ const LEADING_NEWLINE_DROPPED = new Set(['pre', 'listing', 'textarea']);
 const TABLE_STRUCTURE = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
 
 /**
- * Parses `html`, or returns null when elements nest deeper than MAX_DEPTH (the parse stops
+ * Parses `html`, or returns null when elements nest deeper than MAX_DOM_DEPTH (the parse stops
  * there, so hostile nesting costs no more than a page of that depth). Comments, doctypes and
  * processing instructions are left out: they write nothing.
  *
@@ -70,7 +62,7 @@ export function parseHtml(html: string): ParsedPage | null {
   const parser = new Parser(
     {
       onopentag(name, attributes) {
-        if (open.length > MAX_DEPTH) throw new TooDeep();
+        if (open.length > MAX_DOM_DEPTH) throw new TooDeepError();
         const into = tableParent(name, openTableParts) ?? current();
         if (into === 'ignored') {
           open.push(current());
@@ -114,7 +106,7 @@ export function parseHtml(html: string): ParsedPage | null {
   try {
     parser.end(html.replace(/\r\n?/g, '\n'));
   } catch (err) {
-    if (err instanceof TooDeep) return null;
+    if (err instanceof TooDeepError) return null;
     throw err;
   }
   return { root, body: body ?? root, baseHref };

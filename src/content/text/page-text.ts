@@ -1,18 +1,9 @@
 import type { ChildNode, Document } from 'domhandler';
 import { parseMetered } from '../extract/metered-parse.js';
-import { htmlToPlainText } from '../markdown/plain-text.js';
-import { MAX_DEPTH } from '../markdown/parse-html.js';
+import { htmlToPlainText } from './plain-text.js';
+import { BLOCK_ELEMENTS as BLOCKS, CELL_ELEMENTS, TEXTLESS_ELEMENTS as SKIPPED } from './text-elements.js';
+import { MAX_DOM_DEPTH, TooDeepError } from '../dom-depth.js';
 
-/** Elements whose content is never visible text. */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'canvas', 'iframe', 'object', 'select']);
-
-/** Elements that start and end a line of their own. */
-const BLOCKS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'dd', 'details', 'dialog', 'div', 'dl', 'dt', 'fieldset',
-  'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup', 'hr', 'html',
-  'legend', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'tfoot',
-  'thead', 'tr', 'ul', 'caption', 'option',
-]);
 
 /** An element whose children are being read, and what its end adds to the text. */
 interface Frame {
@@ -22,20 +13,18 @@ interface Frame {
   after: 'block' | 'cell' | undefined;
 }
 
-/** Thrown from the parse to stop it once elements nest deeper than MAX_DEPTH. */
-class TooDeep extends Error {}
 
 function parseBounded(html: string): Document | null {
   try {
     return parseMetered(
       html,
       (depth) => {
-        if (depth > MAX_DEPTH) throw new TooDeep();
+        if (depth > MAX_DOM_DEPTH) throw new TooDeepError();
       },
       { decodeEntities: true },
     );
   } catch (err) {
-    if (err instanceof TooDeep) return null;
+    if (err instanceof TooDeepError) return null;
     throw err;
   }
 }
@@ -43,12 +32,16 @@ function parseBounded(html: string): Document | null {
 /**
  * The readable text of an HTML document: scripts, styles and other invisible parts dropped,
  * each block element on its own line, runs of white space folded as a browser folds them. A page
- * nesting elements deeper than a browser does (MAX_DEPTH), whose parse would take time in the
+ * nesting elements deeper than a browser does (MAX_DOM_DEPTH), whose parse would take time in the
  * square of its depth, is read in one linear scan instead (the Markdown's fallback, plain-text.ts).
  */
 export function pageText(html: string): string {
   const doc = parseBounded(html);
-  if (doc === null) return htmlToPlainText(html);
+  return doc === null ? htmlToPlainText(html) : documentText(doc);
+}
+
+/** The readable text of a page parsed already (no deeper than MAX_DOM_DEPTH: see pageText). */
+export function documentText(doc: Document): string {
   const lines: string[] = [];
   let line = '';
   const breakLine = () => {
@@ -87,7 +80,7 @@ export function pageText(html: string): string {
       }
       const block = BLOCKS.has(name);
       if (block) breakLine();
-      stack.push({ nodes: node.children, next: 0, pre: frame.pre || name === 'pre', after: block ? 'block' : name === 'td' || name === 'th' ? 'cell' : undefined });
+      stack.push({ nodes: node.children, next: 0, pre: frame.pre || name === 'pre', after: block ? 'block' : CELL_ELEMENTS.has(name) ? 'cell' : undefined });
     } else if (node.type === 'root' || node.type === 'cdata') {
       stack.push({ nodes: node.children, next: 0, pre: frame.pre, after: undefined });
     }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import type { ProxyType } from '../../config/catalog.js';
+import { readConfigFile } from '../../config/config-file.js';
 import { ConfigError } from '../../config/config.js';
 import { ISO_COUNTRIES } from './iso-countries.js';
 
@@ -81,18 +81,7 @@ export function parseProxyCatalog(doc: unknown): ProxyCatalog {
 
 /** Reads PROXY_CONFIG; undefined path: no upstream proxies, traffic leaves directly. */
 export function loadProxyCatalog(path: string | undefined): ProxyCatalog | undefined {
-  if (!path) return undefined;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ProxyConfigError(`PROXY_CONFIG ${path}: ${(err as Error).message}`);
-  }
-  try {
-    return parseProxyCatalog(doc);
-  } catch (err) {
-    throw new ProxyConfigError(`PROXY_CONFIG ${path}: ${(err as Error).message}`);
-  }
+  return path ? readConfigFile('PROXY_CONFIG', path, parseProxyCatalog) : undefined;
 }
 
 /** The template with the country (lower case, as providers take it) and the session value filled in, as a URL. */

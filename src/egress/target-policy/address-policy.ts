@@ -1,6 +1,6 @@
 import os from 'node:os';
-import type { Cidr } from '../../ip/cidr-list.js';
-import { canonical, IPV4_COMPATIBLE, type Address } from '../../ip/canonical-address.js';
+import type { IpRange } from '../../ip/ip-range.js';
+import { parseIpAddress, IPV4_COMPATIBLE, type IpAddress } from '../../ip/ip-address.js';
 import type { OwnPorts } from './own-ports.js';
 import { UNSAFE_PORTS } from './unsafe-ports.js';
 
@@ -26,13 +26,13 @@ export interface Refusal {
 export interface AddressPolicyOptions {
   allowPrivate: boolean;
   /** Ranges allowed although not public (TARGET_ALLOW_CIDRS). */
-  allowCidrs: Cidr[];
+  allowCidrs: IpRange[];
   ownPorts: OwnPorts;
 }
 
 function localAddresses(): Set<string> {
   const out = new Set<string>();
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) out.add(canonical(a.address)?.toString() ?? a.address);
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) out.add(parseIpAddress(a.address)?.toString() ?? a.address);
   return out;
 }
 
@@ -53,7 +53,7 @@ export class AddressPolicy {
 
   /** The refusal with its reason as a closed word (`loopback`, `own-port` …), for counting. */
   decide(address: string, port?: number): Refusal | undefined {
-    const parsed = canonical(address);
+    const parsed = parseIpAddress(address);
     if (!parsed) return { reason: 'not-an-address', text: `${address} is not an IP address` };
     const range = rangeOf(parsed);
     const text = parsed.toString();
@@ -67,21 +67,21 @@ export class AddressPolicy {
     return { reason: range in RANGE_WORDS ? range : 'reserved', text: `${text} is ${RANGE_WORDS[range] ?? 'a reserved address'}` };
   }
 
-  private isOwn(parsed: Address, range: string, port: number): boolean {
+  private isOwn(parsed: IpAddress, range: string, port: number): boolean {
     if (this.options.ownPorts.hasRemote(parsed.toString(), port)) return true;
     return this.options.ownPorts.has(port) && (range === 'loopback' || range === 'unspecified' || this.local.has(parsed.toString()));
   }
 
   /** Whether `address` is one of this machine's own (a service there is reached through `OwnPorts.add`). */
   isLocal(address: string): boolean {
-    const parsed = canonical(address);
+    const parsed = parseIpAddress(address);
     if (!parsed) return false;
     const range = rangeOf(parsed);
     return range === 'loopback' || range === 'unspecified' || this.local.has(parsed.toString());
   }
 }
 
-function rangeOf(parsed: Address): string {
+function rangeOf(parsed: IpAddress): string {
   if (parsed.kind() === 'ipv6' && parsed.match(IPV4_COMPATIBLE) && parsed.range() === 'unicast') return 'ipv4Compatible';
   return parsed.range();
 }

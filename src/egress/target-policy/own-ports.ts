@@ -1,4 +1,4 @@
-import { canonical } from '../../ip/canonical-address.js';
+import { parseIpAddress } from '../../ip/ip-address.js';
 
 /**
  * scrapegate's own listeners and the services it talks to. Ports on this machine: the API (and
@@ -29,7 +29,7 @@ export class OwnPorts {
 
   /** A service at `address:port` on another machine (an address of this machine: use `add`). */
   addRemote(address: string, port: number): void {
-    this.remote.add(`${canonical(address)?.toString() ?? address}|${port}`);
+    this.remote.add(`${parseIpAddress(address)?.toString() ?? address}|${port}`);
   }
 
   hasRemote(address: string, port: number): boolean {

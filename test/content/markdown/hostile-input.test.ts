@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../../../src/content/markdown/html-to-markdown.js';
 import { ORDERED_LIST_RUN } from '../../../src/content/markdown/ordered-lists.js';
 import { MAX_ROW_CELLS } from '../../../src/content/markdown/tables.js';
-import { MAX_DEPTH } from '../../../src/content/markdown/parse-html.js';
+import { MAX_DOM_DEPTH as MAX_DEPTH } from '../../../src/content/dom-depth.js';
 import { ELEMENT_WORK, MAX_WORK } from '../../../src/content/markdown/prepare-document.js';
 import { realisticPage } from '../../helpers/realistic-page.js';
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { MAX_DEPTH, parseHtml } from '../../../src/content/markdown/parse-html.js';
+import { MAX_DOM_DEPTH as MAX_DEPTH } from '../../../src/content/dom-depth.js';
+import { parseHtml } from '../../../src/content/markdown/parse-html.js';
 
 function parsed(html: string) {
   const page = parseHtml(html);

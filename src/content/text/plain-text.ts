@@ -1,24 +1,14 @@
 import { decodeHTML } from 'entities';
+import { BLOCK_ELEMENTS, CELL_ELEMENTS, TEXTLESS_ELEMENTS } from './text-elements.js';
 
-// The fallback for pages that cannot be converted as a tree (nesting deeper than MAX_DEPTH, or a
+// The fallback for pages that cannot be converted as a tree (nesting deeper than MAX_DOM_DEPTH, or a
 // stack overflow all the same): their text, read in one linear scan of the source so that no
 // shape of input can make it slow, with the character references decoded afterwards.
 
-/** Elements whose whole content is skipped: code, styling, templates, widgets, metadata. */
-const SKIPPED_WITH_CONTENT = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'canvas', 'object',
-  'select', 'textarea', 'button', 'head', 'title', 'xmp', 'noembed', 'noframes',
-]);
-
-/** Elements that start a new line of text; the others join their neighbours' text. */
-const LINE_BREAKING = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'details', 'dialog', 'div', 'dl', 'dt',
-  'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tr', 'ul',
-]);
-
-/** Cells are separated, not broken: a row stays one line. */
-const CELLS = new Set(['td', 'th']);
+const SKIPPED_WITH_CONTENT = TEXTLESS_ELEMENTS;
+/** Elements that start a new line of text (a <br> too); the others join their neighbours' text. */
+const LINE_BREAKING: ReadonlySet<string> = new Set([...BLOCK_ELEMENTS, 'br']);
+const CELLS = CELL_ELEMENTS;
 
 // A tag with its attributes; quoted values may hold '>'. Each alternative starts on a different
 // character, so matching is linear.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { htmlToPlainText } from '../../../src/content/markdown/plain-text.js';
+import { htmlToPlainText } from '../../../src/content/text/plain-text.js';
 
 describe('htmlToPlainText (the fallback for pages that cannot be converted as a tree)', () => {
   it('keeps the text, one block a line, with paragraphs apart and cells side by side', () => {
@@ -11,11 +11,12 @@ describe('htmlToPlainText (the fallback for pages that cannot be converted as a 
     expect(htmlToPlainText('<p>&lt;b&gt; &amp; &#x41;&#66; &eacute; &nbsp;x</p>')).to.equal('<b> & AB é \u00a0x');
   });
 
-  it('leaves out scripts, styles, templates, widgets, comments and the head', () => {
+  it('leaves out scripts, styles, templates, form fields, comments and the head, as the page text does (one list: text-elements.ts)', () => {
     const html =
       '<head><title>tab</title><style>p{}</style></head><body><script>if (a < b) alert("x")</script><!-- note --><p>kept</p>' +
-      '<template><p>tpl</p></template><svg><text>svg</text></svg><select><option>o</option></select><textarea>t</textarea><button>b</button></body>';
-    expect(htmlToPlainText(html)).to.equal('kept');
+      '<template><p>tpl</p></template><svg><text>svg</text></svg><select><option>o</option></select><textarea>t</textarea><button>label</button></body>';
+    // A button's label is visible text, as a browser's innerText has it.
+    expect(htmlToPlainText(html)).to.equal('kept\nlabel');
   });
 
   it('reads attributes with ">" in quotes as part of their tag', () => {
