@@ -1,47 +1,6 @@
 import type { EgressContext } from '../egress/egress-context.js';
 import type { Deadline } from '../time/deadline.js';
-
-export type ForwardedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-export const RESOURCE_TYPES = [
-  'document',
-  'stylesheet',
-  'image',
-  'media',
-  'font',
-  'script',
-  'texttrack',
-  'xhr',
-  'fetch',
-  'eventsource',
-  'websocket',
-  'manifest',
-  'other',
-] as const;
-export type ResourceType = (typeof RESOURCE_TYPES)[number];
-
-export interface Cookie {
-  name: string;
-  value: string;
-}
-
-export type PaperFormat = 'A4' | 'Letter' | 'Legal' | 'A3';
-
-/** An image or a PDF of the rendered page, taken once it is ready (browser engine only). */
-export type CaptureSpec =
-  | {
-      kind: 'screenshot';
-      format: 'png' | 'jpeg';
-      /** JPEG only; undefined: Chrome's default. */
-      quality: number | undefined;
-      fullPage: boolean;
-      /** Only the first element matching it. */
-      selector: string | undefined;
-      /** The window the page is laid out in, in CSS pixels. */
-      width: number;
-      height: number;
-    }
-  | { kind: 'pdf'; paper: PaperFormat; landscape: boolean; printBackground: boolean };
+import type { Cookie, ScrapeRequest } from './scrape-request.js';
 
 export interface Capture {
   data: Buffer;
@@ -50,30 +9,24 @@ export interface Capture {
   truncated: boolean;
 }
 
-/** What to fetch and how; the browser-only fields are ignored by the plain engine. */
-export interface FetchSpec {
-  url: URL;
-  method: ForwardedMethod;
-  /** Headers for the target, already stripped of their `svc-` prefix and vetted. */
-  headers: Record<string, string>;
-  body: Buffer | undefined;
-  cookies: Cookie[];
+/** What the answer to be built from the page needs of it, besides its body (the kind of answer decides). */
+export interface PageNeeds {
+  /** The page's visible text (a rendered page's, read in the browser). */
+  text: boolean;
+  /** The cookies visible to the final URL. */
+  cookies: boolean;
+  /** The page's XHR/fetch calls and iframes. */
+  extras: boolean;
+}
+
+/** One attempt at a request: its time, its way out, what its answer needs, and its caller's presence. */
+export interface Attempt {
   deadline: Deadline;
-  /** Aborted when the caller has gone: the engine stops its work and throws ClientCancelledError. */
-  cancelled?: AbortSignal;
   /** The only way to the target: checked addresses, through the request's proxy if it has one. */
   egress: EgressContext;
-  returnPageSource: boolean;
-  jsSnippet: string | undefined;
-  waitForSelector: string | undefined;
-  blockResources: ResourceType[];
-  /** Whether to record the page's XHR/fetch calls and iframes (the extended endpoint wants them). */
-  collectExtras: boolean;
-  /** Whether the answer carries the page's text (v1 return_text, extended). */
-  wantsText: boolean;
-  /** Whether the answer lists the page's cookies (v1, extended; v2 general does not). */
-  wantsCookies: boolean;
-  capture: CaptureSpec | undefined;
+  needs: PageNeeds;
+  /** Aborted when the caller has gone: the engine stops its work and throws ClientCancelledError. */
+  cancelled?: AbortSignal;
 }
 
 export interface XhrRecord {
@@ -111,6 +64,6 @@ export interface FetchedPage {
 
 /** An engine. It throws FetchError subclasses for target-side failures and nothing else on purpose. */
 export interface Fetcher {
-  fetch(spec: FetchSpec): Promise<FetchedPage>;
+  fetch(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage>;
   close(): Promise<void>;
 }

@@ -7,7 +7,8 @@ import { DeadlineExceededError, EgressError, FetchError, TargetForbiddenError, T
 import { ClientCancelledError } from '../time/client-cancelled-error.js';
 import type { Deadline } from '../time/deadline.js';
 import { connectRetryDelays, pause } from './retry-delays.js';
-import type { FetchedPage, FetchSpec, Fetcher } from './fetcher.js';
+import type { Attempt, FetchedPage, Fetcher } from './fetcher.js';
+import type { ScrapeRequest } from './scrape-request.js';
 import { MAX_TARGET_HEADERS } from './target-limits.js';
 
 export interface PlainFetcherOptions {
@@ -18,7 +19,8 @@ export interface PlainFetcherOptions {
 
 /** Per-request state got's instance-level hooks reach through `options.context`. */
 interface ExchangeContext {
-  spec: FetchSpec;
+  request: ScrapeRequest;
+  attempt: Attempt;
   /** Created on the first cookie: most pages set none, and a jar costs a third of a request. */
   jar: CookieJar | undefined;
 }
@@ -51,10 +53,10 @@ export class PlainFetcher implements Fetcher {
             // got copies `context` for each hop: the state lives one reference further down.
             const context = (next.context as { exchange: ExchangeContext }).exchange;
             // Addresses are checked as the egress dials; a redirect's scheme is checked here.
-            context.spec.egress.policy.checkScheme(next.url as URL);
+            context.attempt.egress.policy.checkScheme(next.url as URL);
             // got drops the URL's credentials for another host or port, but keeps them for another
             // scheme (https → http on default ports): they go to the URL's own origin only.
-            if ((next.url as URL).origin !== context.spec.url.origin) {
+            if ((next.url as URL).origin !== context.request.url.origin) {
               next.username = '';
               next.password = '';
               delete next.headers.authorization;
@@ -71,18 +73,18 @@ export class PlainFetcher implements Fetcher {
     });
   }
 
-  async fetch(spec: FetchSpec): Promise<FetchedPage> {
-    const idempotent = spec.method !== 'POST';
+  async fetch(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
+    const idempotent = request.method !== 'POST';
     let lastError: Error | undefined;
-    const ends = spec.cancelled ? AbortSignal.any([spec.deadline.signal, spec.cancelled]) : spec.deadline.signal;
-    for (const delay of connectRetryDelays(spec.deadline)) {
+    const ends = attempt.cancelled ? AbortSignal.any([attempt.deadline.signal, attempt.cancelled]) : attempt.deadline.signal;
+    for (const delay of connectRetryDelays(attempt.deadline)) {
       if (delay > 0) await pause(delay, ends);
-      if (spec.cancelled?.aborted) throw new ClientCancelledError();
-      if (spec.deadline.expired) break;
+      if (attempt.cancelled?.aborted) throw new ClientCancelledError();
+      if (attempt.deadline.expired) break;
       try {
-        return await this.once(spec);
+        return await this.once(request, attempt);
       } catch (err) {
-        lastError = this.translate(err, spec);
+        lastError = this.translate(err, attempt);
         // A failure to connect (the egress dials before any byte is sent) is safe to retry for
         // any method; a reset after sending only for a method that may be repeated.
         const connectFailure = lastError instanceof EgressError && lastError.transient && lastError.kind !== 'reset';
@@ -90,18 +92,18 @@ export class PlainFetcher implements Fetcher {
         if (!retryable) break;
       }
     }
-    throw lastError ?? this.translate(undefined, spec);
+    throw lastError ?? this.translate(undefined, attempt);
   }
 
   async close(): Promise<void> {}
 
-  private async once(spec: FetchSpec): Promise<FetchedPage> {
-    const context: ExchangeContext = { spec, jar: undefined };
-    if (spec.cookies.length > 0) {
+  private async once(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
+    const context: ExchangeContext = { request, attempt, jar: undefined };
+    if (request.cookies.length > 0) {
       context.jar = new CookieJar();
-      for (const c of spec.cookies) await context.jar.setCookie(`${c.name}=${c.value}`, spec.url.href, { ignoreError: true });
+      for (const c of request.cookies) await context.jar.setCookie(`${c.name}=${c.value}`, request.url.href, { ignoreError: true });
     }
-    const { agents, release } = spec.egress.httpAgents();
+    const { agents, release } = attempt.egress.httpAgents();
     try {
       return await this.exchange(context, agents);
     } finally {
@@ -110,22 +112,22 @@ export class PlainFetcher implements Fetcher {
   }
 
   private async exchange(context: ExchangeContext, agent: HttpAgents): Promise<FetchedPage> {
-    const { spec } = context;
-    const stream = this.client.stream(spec.url, {
-      method: spec.method,
-      headers: spec.headers,
+    const { request, attempt } = context;
+    const stream = this.client.stream(request.url, {
+      method: request.method,
+      headers: request.headers,
       // A got stream with a method that may carry a body waits for one to be written: give it an
       // empty one, so a bodiless POST/PUT/DELETE goes out at once with Content-Length: 0.
-      body: spec.method === 'GET' ? undefined : (spec.body ?? Buffer.alloc(0)),
+      body: request.method === 'GET' ? undefined : (request.body ?? Buffer.alloc(0)),
       cookieJar: context.jar,
       // The request's deadline, as got's own timer (an AbortSignal as well would be a second one).
-      timeout: { request: Math.max(1, spec.deadline.remainingMs()) },
+      timeout: { request: Math.max(1, attempt.deadline.remainingMs()) },
       agent,
       context: { exchange: context },
     });
-    const { response, chunks, size } = await this.collect(stream, spec.deadline, spec.cancelled);
+    const { response, chunks, size } = await this.collect(stream, attempt.deadline, attempt.cancelled);
     const finalUrl = response.url;
-    const cookies = spec.wantsCookies ? await this.finalCookies(context, response, finalUrl) : [];
+    const cookies = attempt.needs.cookies ? await this.finalCookies(context, response, finalUrl) : [];
     const headers: Array<[string, string]> = [];
     for (let i = 0; i + 1 < response.rawHeaders.length; i += 2) headers.push([response.rawHeaders[i], response.rawHeaders[i + 1]]);
     return {
@@ -188,13 +190,13 @@ export class PlainFetcher implements Fetcher {
     });
   }
 
-  private translate(err: unknown, spec: FetchSpec): Error {
+  private translate(err: unknown, attempt: Attempt): Error {
     if (err instanceof FetchError || err instanceof ClientCancelledError) return err;
     const cause = err instanceof RequestError ? err.cause : undefined;
     if (cause instanceof FetchError || cause instanceof ClientCancelledError) return cause;
-    if (spec.cancelled?.aborted) return new ClientCancelledError();
-    const seconds = Math.round(spec.deadline.budgetMs / 1000);
-    if (spec.deadline.expired || (err as { code?: string })?.code === 'ETIMEDOUT') {
+    if (attempt.cancelled?.aborted) return new ClientCancelledError();
+    const seconds = Math.round(attempt.deadline.budgetMs / 1000);
+    if (attempt.deadline.expired || (err as { code?: string })?.code === 'ETIMEDOUT') {
       return new DeadlineExceededError(`no answer from the target within the ${seconds}-second deadline`);
     }
     const code = (err as { code?: string })?.code;

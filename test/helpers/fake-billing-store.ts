@@ -27,6 +27,9 @@ interface FakeRow {
   settleLimitMs: number;
   outcome: LedgerOutcome;
   settledBy?: string;
+  /** What the settlement recorded: the status answered, why it failed, whether it counted against the budget. */
+  settlement?: Settlement;
+  countedFailure?: boolean;
 }
 
 /**
@@ -83,24 +86,27 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
     return this.answer(() => this.reserve(key, debit, budget, entry));
   }
 
-  async charge(requestId: string, _s: Settlement, windowMs: number): Promise<boolean> {
+  async charge(requestId: string, settlement: Settlement, windowMs: number): Promise<boolean> {
     this.enter('charge');
     const row = this.ledger.get(requestId);
     if (!row || row.outcome !== 'reserved' || this.clock() - row.reservedAt >= Math.min(windowMs, row.settleLimitMs)) return false;
     return this.answer(() => {
       row.outcome = 'charged';
       row.settledBy = 'request';
+      row.settlement = settlement;
       return true;
     });
   }
 
-  async refund(requestId: string, _s: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean> {
+  async refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean> {
     this.enter('refund');
     const row = this.ledger.get(requestId);
     if (!row || row.outcome !== 'reserved') return false;
     return this.answer(() => {
       row.outcome = 'refunded';
       row.settledBy = settledBy;
+      row.settlement = settlement;
+      row.countedFailure = countFailure;
       const key = this.keys.get(row.apiKeyId)!;
       if (key.periodEnd === row.periodEnd) {
         key.creditsRemaining += row.cost;

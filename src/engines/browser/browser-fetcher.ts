@@ -3,9 +3,10 @@ import { error as seleniumError } from 'selenium-webdriver';
 import { ClientCancelledError } from '../../time/client-cancelled-error.js';
 import { DeadlineExceededError, FetchError } from '../../egress/fetch-errors.js';
 import { BrowserFailureError, PageCrashedError } from '../engine-errors.js';
-import { withinMs } from '../../time/time-limit.js';
+import { callerLeaves, race, within } from '../../time/deadline-race.js';
 import type { Deadline } from '../../time/deadline.js';
-import type { FetchedPage, FetchSpec, Fetcher } from '../fetcher.js';
+import type { Attempt, FetchedPage, Fetcher } from '../fetcher.js';
+import type { ScrapeRequest } from '../scrape-request.js';
 import type { BrowserPool } from './browser-pool.js';
 import type { BrowserSession } from './browser-session.js';
 import { PageRender, type RenderLimits } from './page-render.js';
@@ -23,28 +24,31 @@ export class BrowserFetcher implements Fetcher {
     private readonly logger: Logger,
   ) {}
 
-  async fetch(spec: FetchSpec): Promise<FetchedPage> {
-    if (spec.waitForSelector !== undefined) assertValidSelector(spec.waitForSelector);
-    if (spec.capture?.kind === 'screenshot' && spec.capture.selector !== undefined) assertValidSelector(spec.capture.selector, 'screenshot_selector');
+  async fetch(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
+    if (request.waitForSelector !== undefined) assertValidSelector(request.waitForSelector);
+    if (request.capture?.kind === 'screenshot' && request.capture.selector !== undefined) assertValidSelector(request.capture.selector, 'screenshot_selector');
     try {
-      return await this.renderOnce(spec);
+      return await this.renderOnce(request, attempt);
     } catch (err) {
       // A session that died while idle fails before the target is contacted: the request is
       // innocent, so it gets one more session. Once the target has been asked, never again (a
       // POST must not be sent twice).
-      if (!(err instanceof BrowserFailureError) || err.targetContacted || spec.deadline.expired) throw err;
+      if (!(err instanceof BrowserFailureError) || err.targetContacted || attempt.deadline.expired) throw err;
       this.logger.warn('browser session failed before navigating; retrying on another');
-      return await this.renderOnce(spec);
+      return await this.renderOnce(request, attempt);
     }
   }
 
-  private async renderOnce(spec: FetchSpec): Promise<FetchedPage> {
-    const session = await this.pool.acquire(spec.deadline, spec.cancelled);
-    const render = new PageRender(session, spec, this.limits, this.logger.child({ session: session.id }));
+  private async renderOnce(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
+    const session = await this.pool.acquire(attempt.deadline, attempt.cancelled);
+    const render = new PageRender(session, request, attempt, this.limits, this.logger.child({ session: session.id }));
     let healthy = false;
     const running = render.run();
     try {
-      const page = await untilDeadline(running, spec.deadline, () => session.kill(), spec.cancelled);
+      const deadline = attempt.deadline;
+      const expired = () => new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);
+      // A render still running at the deadline is abandoned, and its session killed with it.
+      const page = await race(running, [{ afterMs: deadline.remainingMs(), error: expired, onEnd: () => session.kill() }, callerLeaves(attempt.cancelled)]);
       healthy = true;
       return page;
     } catch (err) {
@@ -53,10 +57,11 @@ export class BrowserFetcher implements Fetcher {
         // has let go of it; a render that does not let go soon (a script still running) costs
         // its session instead.
         session.cdp.post('Page.stopLoading', {});
-        healthy = (await settlesWithin(running, CANCEL_SETTLE_MS)) && session.alive;
+        const settled = await race(running.then(() => true, () => true), [within(CANCEL_SETTLE_MS, () => new Error('the render did not stop'))]).catch(() => false);
+        healthy = settled && session.alive;
         throw err;
       }
-      const failure = await this.translate(err, session, spec.deadline, render.recorder.mainRequestId !== undefined);
+      const failure = await this.translate(err, session, attempt.deadline, render.recorder.mainRequestId !== undefined);
       // The target's failures leave the session sound; anything else (a crashed tab too) retires it.
       healthy = err instanceof FetchError && !(err instanceof DeadlineExceededError) && session.alive;
       throw failure;
@@ -98,56 +103,10 @@ export class BrowserFetcher implements Fetcher {
  */
 async function rendererEnd(session: BrowserSession): Promise<string | undefined> {
   if (session.cdp.pageEnded === undefined && session.alive) {
-    await withinMs(session.cdp.sendToBrowser('Browser.getVersion'), 1_000, () => new Error('no answer')).catch(() => undefined);
+    await race(session.cdp.sendToBrowser('Browser.getVersion'), [within(1_000, () => new Error('no answer'))]).catch(() => undefined);
   }
   return session.cdp.pageEnded;
 }
 
 /** How long a render stopped for a caller that left may take to let go of its session. */
 const CANCEL_SETTLE_MS = 3_000;
-
-/**
- * Resolves with `work`, or rejects when the deadline passes first (after calling `onExpire`), or
- * when the caller leaves (`cancelled`).
- */
-function untilDeadline<T>(work: Promise<T>, deadline: Deadline, onExpire: () => void, cancelled: AbortSignal | undefined): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const settle = () => {
-      clearTimeout(timer);
-      cancelled?.removeEventListener('abort', gone);
-    };
-    const gone = () => {
-      settle();
-      reject(new ClientCancelledError());
-    };
-    const timer = setTimeout(() => {
-      settle();
-      onExpire();
-      reject(new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`));
-    }, deadline.remainingMs());
-    work.then(
-      (v) => {
-        settle();
-        resolve(v);
-      },
-      (e: unknown) => {
-        settle();
-        reject(e);
-      },
-    );
-    if (cancelled?.aborted) gone();
-    else cancelled?.addEventListener('abort', gone, { once: true });
-  });
-}
-
-/** Whether `work` settles (either way) within `ms`. */
-function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    work.then(done, done);
-  });
-}

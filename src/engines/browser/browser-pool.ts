@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
+import { PeriodicJob } from '../../time/periodic-job.js';
 import { ClientCancelledError } from '../../time/client-cancelled-error.js';
 import { DeadlineExceededError } from '../../egress/fetch-errors.js';
 import type { Deadline } from '../../time/deadline.js';
-import { withinMs } from '../../time/time-limit.js';
+import { race, within } from '../../time/deadline-race.js';
 import type { BrowserSession } from './browser-session.js';
 
 export interface PoolOptions {
@@ -47,15 +48,15 @@ export class BrowserPool {
   warm = false;
   private readonly backoffWakers = new Set<() => void>();
   retired = 0;
-  private readonly idleCheck: NodeJS.Timeout;
+  private readonly idleCheck: PeriodicJob;
 
   constructor(
     private readonly create: () => Promise<BrowserSession>,
     private readonly options: PoolOptions,
     private readonly logger: Logger,
   ) {
-    this.idleCheck = setInterval(() => void this.checkIdle(), options.idleCheckMs ?? IDLE_CHECK_MS);
-    this.idleCheck.unref();
+    this.idleCheck = new PeriodicJob(() => this.checkIdle(), options.idleCheckMs ?? IDLE_CHECK_MS, (err) => logger.warn({ err }, 'the check of idle browser sessions failed'));
+    this.idleCheck.start(false);
   }
 
   /** Starts every session, two at a time (a cold start is CPU-bound for about a second). */
@@ -122,7 +123,7 @@ export class BrowserPool {
   /** Quits every session, and waits for those still starting so that none outlives the pool. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.idleCheck);
+    void this.idleCheck.stop();
     for (const wake of this.backoffWakers) wake();
     for (const w of this.waiters.splice(0)) w.reject(new Error('the browser pool is closed'));
     await Promise.all([...this.spawning]);
@@ -143,7 +144,7 @@ export class BrowserPool {
         // A page can keep its renderer busy after it was read (a busy loop started by a timer or
         // a getter): DevTools never answers then. Every session comes back, or is replaced.
         const ms = this.options.resetTimeoutMs ?? RESET_TIMEOUT_MS;
-        await withinMs(session.reset(), ms, () => new Error(`the reset did not finish within ${ms} ms`));
+        await race(session.reset(), [within(ms, () => new Error(`the reset did not finish within ${ms} ms`))]);
       } catch (err) {
         this.logger.warn({ err, session: session.id }, 'browser session reset failed');
         reason = 'reset failure';

@@ -5,7 +5,7 @@ import { closeTab, openTab, teachCredentials, type BrowserTab } from './browser-
 import { CdpSession } from './cdp-session.js';
 import { chromiumOptions } from './chromium-options.js';
 import { DriverProcess, freePort } from './driver-process.js';
-import { withinMs } from '../../time/time-limit.js';
+import { race, within } from '../../time/deadline-race.js';
 
 export interface SessionOptions {
   chromiumPath: string;
@@ -74,12 +74,8 @@ export class BrowserSession {
     for (const port of ports) options.ownPorts.add(port);
     const releasePorts = () => ports.splice(0).forEach((port) => options.ownPorts.delete(port));
     let process: DriverProcess | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const overrun = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the browser session did not start within ${timeoutMs} ms`)), timeoutMs);
-    });
     const attempt: StartAttempt = { abandoned: false };
-    try {
+    const starting = (async () => {
       process = options.remoteUrl ? undefined : await DriverProcess.start(options.chromedriverPath, ports[0]);
       const opening = BrowserSession.open(options, process, gateway, attempt, ports[1], releasePorts);
       // On a Grid the start may still be queued at the hub: if it completes after all, nobody
@@ -90,7 +86,10 @@ export class BrowserSession {
         },
         () => undefined,
       );
-      return await Promise.race([opening, overrun]);
+      return opening;
+    })();
+    try {
+      return await race(starting, [within(timeoutMs, () => new Error(`the browser session did not start within ${timeoutMs} ms`))]);
     } catch (err) {
       attempt.abandoned = true;
       if (attempt.driver && !process) void attempt.driver.quit().catch(() => undefined);
@@ -98,8 +97,6 @@ export class BrowserSession {
       releasePorts();
       await gateway.close();
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -179,7 +176,7 @@ export class BrowserSession {
   async answers(timeoutMs: number): Promise<boolean> {
     if (!this.alive) return false;
     const answered = this.driver.getWindowHandle().then(() => true, () => false);
-    return withinMs(answered, timeoutMs, () => new Error('no answer')).catch(() => false);
+    return race(answered, [within(timeoutMs, () => new Error('no answer'))]).catch(() => false);
   }
 
   /** PSS of the driver and browser processes; undefined on a Grid, where they are not ours to read. */
@@ -205,7 +202,7 @@ export class BrowserSession {
   async quit(): Promise<void> {
     this.dead = true;
     this.cdp.close();
-    await Promise.race([this.driver.quit().catch(() => undefined), new Promise((r) => setTimeout(r, 5_000).unref())]);
+    await race(this.driver.quit(), [within(5_000, () => new Error('the driver did not quit'))]).catch(() => undefined);
     this.process?.kill();
     await this.closeGateway();
   }

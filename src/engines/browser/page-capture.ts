@@ -1,6 +1,7 @@
 import { TargetTooLargeError } from '../../egress/fetch-errors.js';
 import { ElementNotFoundError } from '../engine-errors.js';
-import type { Capture, CaptureSpec, PaperFormat } from '../fetcher.js';
+import type { Capture } from '../fetcher.js';
+import type { CaptureSpec, PaperFormat } from '../scrape-request.js';
 import type { CdpSession } from './cdp-session.js';
 import type { PageReader } from './page-reader.js';
 

@@ -4,7 +4,8 @@ import { fromChromeError } from '../../egress/egress-failures.js';
 import { DeadlineExceededError, EgressError, type FetchError, TargetTooLargeError, TargetUnreachableError, TargetUnusableError } from '../../egress/fetch-errors.js';
 import { SelectorTimeoutError } from '../engine-errors.js';
 import { ClientCancelledError } from '../../time/client-cancelled-error.js';
-import type { FetchedPage, FetchSpec } from '../fetcher.js';
+import type { Attempt, FetchedPage } from '../fetcher.js';
+import type { ScrapeRequest } from '../scrape-request.js';
 import { connectRetryDelays, pause } from '../retry-delays.js';
 import { MAX_TARGET_HEADERS } from '../target-limits.js';
 import type { BrowserSession } from './browser-session.js';
@@ -40,25 +41,26 @@ export class PageRender {
 
   constructor(
     private readonly session: BrowserSession,
-    private readonly spec: FetchSpec,
+    private readonly request: ScrapeRequest,
+    private readonly attempt: Attempt,
     private readonly limits: RenderLimits,
     private readonly logger: Logger,
   ) {
-    this.recorder = new NetworkRecorder(session.cdp, session.mainFrameId, spec.collectExtras, {
+    this.recorder = new NetworkRecorder(session.cdp, session.mainFrameId, this.attempt.needs.extras, {
       ...limits,
       onExceeded: (why) => {
         this.exceeded ??= why;
         session.cdp.post('Page.stopLoading', {});
       },
     });
-    const { url, authorization } = splitCredentials(spec.url);
+    const { url, authorization } = splitCredentials(this.request.url);
     this.url = url;
     const credentials = authorization ? { authorization, origin: url.origin } : undefined;
     const rewrite =
-      spec.method !== 'GET' || Object.keys(spec.headers).length > 0 || credentials ? { method: spec.method, body: spec.body, headers: spec.headers, credentials } : undefined;
-    this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, spec.blockResources, rewrite);
+      this.request.method !== 'GET' || Object.keys(this.request.headers).length > 0 || credentials ? { method: this.request.method, body: this.request.body, headers: this.request.headers, credentials } : undefined;
+    this.interceptor = new RequestInterceptor(session.cdp, session.mainFrameId, this.request.blockResources, rewrite);
     this.reader = new PageReader(session.cdp, session.mainFrameId);
-    this.ends = spec.cancelled ? AbortSignal.any([spec.deadline.signal, spec.cancelled]) : spec.deadline.signal;
+    this.ends = this.attempt.cancelled ? AbortSignal.any([this.attempt.deadline.signal, this.attempt.cancelled]) : this.attempt.deadline.signal;
   }
 
   stop(): void {
@@ -69,13 +71,12 @@ export class PageRender {
 
   async run(): Promise<FetchedPage> {
     const { cdp } = this.session;
-    const { spec } = this;
-    this.session.gateway.serve(spec.egress);
+    this.session.gateway.serve(this.attempt.egress);
     this.recorder.start();
     await this.interceptor.enable();
     // Set for the target's URL before navigating, so the very first request carries them.
-    for (const c of spec.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
-    await this.session.useWindow(PageCapture.window(spec.capture));
+    for (const c of this.request.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
+    await this.session.useWindow(PageCapture.window(this.request.capture));
 
     await this.navigate();
     this.leaveIfCancelled();
@@ -97,11 +98,11 @@ export class PageRender {
     // With nothing to run on the page first, its DOM is read while the commit is checked (one
     // round trip less); a snippet or a selector wait acts on the page, so only ever on this
     // request's own document.
-    const readAtOnce = !spec.returnPageSource && !spec.jsSnippet && spec.waitForSelector === undefined;
+    const readAtOnce = !this.request.returnPageSource && !this.request.jsSnippet && this.request.waitForSelector === undefined;
     const [committed, early] = await Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]);
     if (!committed) {
       // The window still shows the document from before (another request's, frozen): never use it.
-      if (spec.capture) throw new TargetUnusableError('the target answered no page to capture (a file download or an empty answer)');
+      if (this.request.capture) throw new TargetUnusableError('the target answered no page to capture (a file download or an empty answer)');
       if (main.status === 204 || main.status === 205 || main.status === 304) {
         return { ...(await this.finish(main.url)), finalUrl: main.url, status: main.status, headers, body: Buffer.alloc(0), contentType: undefined, text: '' };
       }
@@ -109,16 +110,16 @@ export class PageRender {
       throw new TargetUnusableError(`it is a file to download (${type}), not a page: fetch it with browser=false`);
     }
 
-    if (spec.returnPageSource) {
+    if (this.request.returnPageSource) {
       const body = this.recorder.mainRequestId ? await this.recorder.body(this.recorder.mainRequestId) : undefined;
       if (!body) throw new DeadlineExceededError(`the page source did not arrive within the ${this.seconds()}-second deadline`);
       return { ...(await this.finish(main.url)), finalUrl: main.url, status: main.status, headers, body, contentType: undefined, text: undefined };
     }
 
-    if (spec.jsSnippet) await this.runSnippet(spec.jsSnippet);
-    if (spec.waitForSelector !== undefined) await this.waitFor(spec.waitForSelector);
+    if (this.request.jsSnippet) await this.runSnippet(this.request.jsSnippet);
+    if (this.request.waitForSelector !== undefined) await this.waitFor(this.request.waitForSelector);
     const page = early ?? (await this.capture());
-    const capture = spec.capture ? await new PageCapture(this.session.cdp, this.reader).take(spec.capture, Math.max(1, this.spec.deadline.remainingMs())) : undefined;
+    const capture = this.request.capture ? await new PageCapture(this.session.cdp, this.reader).take(this.request.capture, Math.max(1, this.attempt.deadline.remainingMs())) : undefined;
     return {
       capture,
       ...(await this.finish(page.url)),
@@ -133,26 +134,26 @@ export class PageRender {
 
   /** The rendered DOM, read in an isolated world and capped before it leaves the browser. */
   private capture(): Promise<PageContent> {
-    return this.reader.main(this.limits.maxBodyBytes, this.spec.wantsText);
+    return this.reader.main(this.limits.maxBodyBytes, this.attempt.needs.text);
   }
 
   /** A render whose caller has left stops at its next step, letting go of the session. */
   private leaveIfCancelled(): void {
-    if (this.spec.cancelled?.aborted) throw new ClientCancelledError();
+    if (this.attempt.cancelled?.aborted) throw new ClientCancelledError();
   }
 
   private remaining(): number {
-    return this.spec.deadline.remainingMs() - CAPTURE_RESERVE_MS;
+    return this.attempt.deadline.remainingMs() - CAPTURE_RESERVE_MS;
   }
 
   private seconds(): number {
-    return Math.round(this.spec.deadline.budgetMs / 1000);
+    return Math.round(this.attempt.deadline.budgetMs / 1000);
   }
 
   /** Loads the page, cut off before the deadline; a failed connection is retried while time remains. */
   private async navigate(): Promise<void> {
     const { driver } = this.session;
-    for (const delay of connectRetryDelays(this.spec.deadline)) {
+    for (const delay of connectRetryDelays(this.attempt.deadline)) {
       if (delay > 0) await pause(delay, this.ends);
       this.leaveIfCancelled();
       if (this.remaining() <= 0) return;
@@ -173,7 +174,7 @@ export class PageRender {
       const failure = this.navigationFailure();
       // Retried while time remains, as the plain engine does: a failure to connect for any
       // method, a reset after sending only for one that may be repeated.
-      const retryable = failure instanceof EgressError && failure.transient && (failure.kind !== 'reset' || this.spec.method !== 'POST');
+      const retryable = failure instanceof EgressError && failure.transient && (failure.kind !== 'reset' || this.request.method !== 'POST');
       if (!retryable) return;
     }
   }
@@ -205,7 +206,7 @@ export class PageRender {
       'Runtime.evaluate',
       { expression: `(function () {\n${source}\n}).call(window)`, awaitPromise: true, objectGroup: SNIPPET_GROUP, userGesture: false },
       // A snippet that never returns is the deadline's to end (the session is killed with it).
-      this.spec.deadline.remainingMs() + 1_000,
+      this.attempt.deadline.remainingMs() + 1_000,
     );
     this.session.cdp.post('Runtime.releaseObjectGroup', { objectGroup: SNIPPET_GROUP });
     // Only the kind of error: its message may quote the script, which is the caller's secret.
@@ -223,13 +224,13 @@ export class PageRender {
   }
 
   private async finish(url: string): Promise<Pick<FetchedPage, 'cookies' | 'xhrs' | 'iframes'>> {
-    const cookies = this.spec.wantsCookies
+    const cookies = this.attempt.needs.cookies
       ? (await this.session.cdp.send<{ cookies: Array<{ name: string; value: string }> }>('Network.getCookies', { urls: [url] })).cookies
       : [];
     return {
       cookies: cookies.map(({ name, value }) => ({ name, value })),
-      xhrs: this.spec.collectExtras ? await this.recorder.xhrRecords() : [],
-      iframes: this.spec.collectExtras ? await this.reader.iframes(this.limits.maxBodyBytes) : [],
+      xhrs: this.attempt.needs.extras ? await this.recorder.xhrRecords() : [],
+      iframes: this.attempt.needs.extras ? await this.reader.iframes(this.limits.maxBodyBytes) : [],
     };
   }
 }

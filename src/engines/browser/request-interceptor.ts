@@ -1,4 +1,4 @@
-import type { ForwardedMethod, ResourceType } from '../fetcher.js';
+import type { ForwardedMethod, ResourceType } from '../scrape-request.js';
 import type { CdpSession } from './cdp-session.js';
 
 /** The spec's resource types are Chrome's, lower-cased. */

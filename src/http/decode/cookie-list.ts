@@ -1,4 +1,4 @@
-import type { Cookie } from '../../engines/fetcher.js';
+import type { Cookie } from '../../engines/scrape-request.js';
 
 /** Parses `name=value; name2=value2` (the `cookies` parameter and Cookie headers). */
 export function parseCookieList(text: string): Cookie[] {

@@ -1,4 +1,4 @@
-import type { Cookie } from '../../engines/fetcher.js';
+import type { Cookie } from '../../engines/scrape-request.js';
 import { parseCookieList } from './cookie-list.js';
 import { checkCookie, checkForwardedCount, checkForwardedHeader } from './header-values.js';
 

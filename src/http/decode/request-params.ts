@@ -1,10 +1,10 @@
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
-import type { Cookie, ForwardedMethod } from '../../engines/fetcher.js';
+import type { Cookie, ForwardedMethod } from '../../engines/scrape-request.js';
 import type { components } from '../../generated/openapi-types.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
 import { checkCookie } from './header-values.js';
-import type { ScrapeRequest } from '../../scrape/scrape-request.js';
+import type { ScrapeRequest } from '../../engines/scrape-request.js';
 
 type Param = components['parameters'];
 
@@ -26,32 +26,20 @@ export interface ScrapeParams {
   timeout?: Param['Timeout'];
 }
 
+/** How an operation's request carries what its parameters do not: the method and body forwarded, and its headers. */
 export interface RequestContext {
-  /** The operationId answered. */
-  operation: string;
   method: ForwardedMethod;
   body: Buffer | undefined;
-  rawHeaders: string[];
-  collectExtras: boolean;
-  /** Whether the answer lists the page's cookies. */
-  wantsCookies: boolean;
-  /** Whether the answer carries the page's text. */
-  wantsText: boolean;
-  /** Whether the answer is built by HTML work on the page (ScrapeRequest.htmlWork). */
-  htmlWork: boolean;
-  /** v1 takes no forwarded headers; v2 forwards `svc-` headers. */
-  forwardHeaders: boolean;
+  /** The request's headers, whose `svc-` ones are forwarded (v2); undefined: none are (v1). */
+  forwardFrom: string[] | undefined;
   /** The deadline when the operation has no `timeout` parameter (v1). */
   timeoutSeconds: number;
-  /** Where the caller is, as a key's IP restriction judges it (http/client-address.ts). */
-  clientAddress: string;
 }
 
-/** Turns validated parameters into the one request shape the scrape service knows. */
+/** Turns validated parameters into the one request shape every scrape is (engines/scrape-request.ts). */
 export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeRequest {
-  const forwarded = ctx.forwardHeaders ? forwardedHeaders(ctx.rawHeaders) : { headers: {}, cookies: [] };
+  const forwarded = ctx.forwardFrom ? forwardedHeaders(ctx.forwardFrom) : { headers: {}, cookies: [] };
   return {
-    operation: ctx.operation,
     url: targetUrl(p.url),
     method: ctx.method,
     body: ctx.body,
@@ -62,16 +50,9 @@ export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeReq
     jsSnippet: p.js_snippet ? Buffer.from(p.js_snippet, 'base64').toString('utf8') : undefined,
     waitForSelector: p.wait_for_selector || undefined,
     blockResources: [...new Set(p.block_resource ?? [])],
-    proxyType: p.proxy_type,
-    proxyCountry: p.proxy_country?.toUpperCase(),
-    sessionId: p.session_id,
+    proxy: { type: p.proxy_type, country: p.proxy_country?.toUpperCase(), sessionId: p.session_id },
     timeoutMs: (p.timeout ?? ctx.timeoutSeconds) * 1000,
-    collectExtras: ctx.collectExtras,
-    wantsText: ctx.wantsText,
-    htmlWork: ctx.htmlWork,
-    wantsCookies: ctx.wantsCookies,
     capture: undefined,
-    clientAddress: ctx.clientAddress,
   };
 }
 

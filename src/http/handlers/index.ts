@@ -1,5 +1,5 @@
 import type { OperationHandlers } from '../routing/operations.js';
-import type { PageAnswers } from '../../scrape/page-answers.js';
+import type { Answers } from '../../scrape/answers/answers.js';
 import type { ScrapeService } from '../../scrape/scrape-service.js';
 import { v1GeneralGet, v1GeneralPost } from './v1-general.js';
 import { v2Capture } from './v2-capture.js';
@@ -9,7 +9,7 @@ import { v2Markdown } from './v2-markdown.js';
 import { v2Usage } from './v2-usage.js';
 
 /** Every operationId of the OpenAPI document and the handler that answers it. */
-export function operationHandlers(service: ScrapeService, answers: PageAnswers): OperationHandlers {
+export function operationHandlers(service: ScrapeService, answers: Answers): OperationHandlers {
   const general = v2General(service, answers);
   const extended = v2Extended(service, answers);
   const markdown = v2Markdown(service, answers);
@@ -28,8 +28,8 @@ export function operationHandlers(service: ScrapeService, answers: PageAnswers):
     v2MarkdownPost: markdown,
     v2MarkdownPut: markdown,
     v2MarkdownDelete: markdown,
-    v2ScreenshotGet: v2Capture(service),
-    v2PdfGet: v2Capture(service),
+    v2ScreenshotGet: v2Capture(service, answers),
+    v2PdfGet: v2Capture(service, answers),
     v2Usage: v2Usage(service),
   };
 }
