@@ -2,7 +2,7 @@
  * The direction of every import in src/, checked by `npm test` (scripts/run-tests.sh) and by
  * test/architecture/dependency-rules.test.ts. The layers, top down (docs/architecture.md):
  *
- *   index, server, cli          the composition root: builds every part
+ *   index, server/, cli/        the composition root: builds every part
  *   http, dashboard             the edge: routes, decoding, answers; the operator's pages
  *   jobs                        work that arrives without a request of its own
  *   scrape                      the scrape service: one request, billed, fetched, answered
@@ -16,22 +16,22 @@
  *   client                      the published clients: stand alone
  */
 const forbid = (name, from, to, comment) => ({ name, comment, severity: 'error', from: { path: from }, to: { path: to } });
-const TOP = '^src/(index|server)\\.ts$|^src/cli/';
+const TOP = '^src/index\\.ts$|^src/(server|cli)/';
 const EDGE = '^src/(http|dashboard)/';
 const FOUNDATIONS = '^src/(config|observability|ip|time|process|generated)/';
 
 module.exports = {
   forbidden: [
     { name: 'no-circular', comment: 'Import cycles hide which part depends on which.', severity: 'error', from: {}, to: { circular: true } },
-    forbid('composition-is-the-top', '^src/(?!index\\.ts$|server\\.ts$|cli/)', TOP, 'Only the composition root builds the parts.'),
+    forbid('composition-is-the-top', '^src/(?!index\\.ts$|server/|cli/)', TOP, 'Only the composition root builds the parts.'),
     {
       name: 'edge-is-the-top',
       comment: 'The HTTP edge (routing, validation, answers, the dashboard) calls down; nothing below it knows HTTP. The store implements the ports the dashboard declares.',
       severity: 'error',
-      from: { path: '^src/(?!http/|dashboard/|index\\.ts$|server\\.ts$|cli/)' },
+      from: { path: '^src/(?!http/|dashboard/|index\\.ts$|server/|cli/)' },
       to: { path: EDGE, pathNot: '^src/dashboard/[a-z-]+-ports\\.ts$' },
     },
-    forbid('jobs-below-the-edge', '^src/(?!jobs/|http/|dashboard/|index\\.ts$|server\\.ts$|cli/)', '^src/jobs/',
+    forbid('jobs-below-the-edge', '^src/(?!jobs/|http/|dashboard/|index\\.ts$|server/|cli/)', '^src/jobs/',
       'Jobs are started by the edge and the composition root; the scrape service does not know them.'),
     forbid('scrape-below-the-edge-and-jobs', '^src/(accounts|billing|engines|content|egress|store|config|observability|ip|time|process|generated)/', '^src/scrape/',
       'The scrape service uses the engines, the content and the billing; they do not know it.'),
