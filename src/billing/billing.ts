@@ -97,12 +97,14 @@ export class Billing {
    * `clientAddress`: where the caller is (undefined: unknown, which no IP restriction admits).
    */
   async account(apiKey: string, clientAddress?: string): Promise<KeyAccount> {
-    return this.current(hashApiKey(apiKey), this.now(), clientAddress);
+    return this.accountByHash(hashApiKey(apiKey), clientAddress);
   }
 
   /** The same, for a secret known by its hash only (the dashboard's session keeps no secret). */
   accountByHash(keyHash: string, clientAddress?: string): Promise<KeyAccount> {
-    return this.current(keyHash, this.now(), clientAddress);
+    // Bounded like the reservation: a key checked before its request's body is read must not
+    // hold the request for the pool's whole wait while the database is frozen.
+    return boundedCall('the key lookup', RESERVE_LIMIT_MS, () => this.current(keyHash, this.now(), clientAddress));
   }
 
   /**
