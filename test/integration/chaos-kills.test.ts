@@ -131,7 +131,10 @@ for (const database of testDatabases()) {
 
       const logs = servers.flatMap((one) => one.logs);
       const rows = await ledgerRows(store);
-      expect(rows.filter((r) => r.outcome === 'reserved'), 'reservations never settled').to.deep.equal([]);
+      const left = rows.filter((r) => r.outcome === 'reserved');
+      // What the surviving instance said while it should have been reconciling them.
+      if (left.length > 0) console.log(server.rawOutput.filter((l) => /"level":(40|50|60)/.test(l)).slice(-10).join('\n'));
+      expect(left, 'reservations never settled').to.deep.equal([]);
       const answered = sent.filter((s): s is Sent & { status: number } => s.status !== undefined);
       const received200 = answered.filter((s) => s.status === 200);
       expect(received200.length, 'answers of 200 received').to.be.greaterThan(50);
