@@ -22,6 +22,7 @@ import { Answers } from '../scrape/answers/answers.js';
 import { WallDetector } from '../scrape/antibot/wall-detector.js';
 import { ScrapeService } from '../scrape/scrape-service.js';
 import { browserEngine, type BrowserEngine } from './browser-engine.js';
+import { listenToPool } from './pool-listeners.js';
 
 /** What the composition may be given in place of its own (the fast tests' engines). */
 export interface ScrapeOverrides {
@@ -39,7 +40,10 @@ export async function scrapeParts(
   await protectServices([config.browser.remoteUrl, config.databaseUrl.startsWith('mysql:') ? config.databaseUrl : undefined], addresses, ownPorts);
   const policy = new TargetPolicy(addresses, undefined, (reason) => metrics.refused(reason));
   const browser: BrowserEngine | undefined = with_.overrides.engines ? undefined : browserEngine(config, ownPorts, logger);
-  if (browser) metrics.watchPool(() => browser.pool.stats);
+  if (browser) {
+    metrics.watchPool(() => browser.pool.stats);
+    listenToPool(browser.pool, { logger, metrics, toParent: config.eventsToParent });
+  }
   const engines =
     with_.overrides.engines ??
     new EngineRegistry({

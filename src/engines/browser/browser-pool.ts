@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { PeriodicJob } from '../../time/periodic-job.js';
 import { ClientCancelledError } from '../../time/client-cancelled-error.js';
@@ -5,6 +6,21 @@ import { DeadlineExceededError } from '../../egress/fetch-errors.js';
 import type { Deadline } from '../../time/deadline.js';
 import { race, within } from '../../time/deadline-race.js';
 import type { BrowserSession } from './browser-session.js';
+
+/**
+ * What a pool tells its listeners (the server's log and metrics, a parent process's tests): a
+ * session started, could not be started, was reset for its next request, or was retired.
+ */
+export interface PoolEvents {
+  started: [{ session: number; processGroup: number | undefined }];
+  startFailed: [{ attempt: number; err: unknown }];
+  reset: [{ session: number; ms: number }];
+  /** `reason` in words; `cause`, the closed set the metrics count by. */
+  retired: [{ session: number; pages: number; reason: string; cause: RetireCause }];
+}
+
+/** Why a session was retired: it failed, served its pages, grew too large, would not reset, or stopped answering while idle. */
+export type RetireCause = 'failure' | 'pages' | 'memory' | 'reset' | 'idle';
 
 export interface PoolOptions {
   size: number;
@@ -38,7 +54,7 @@ interface Waiter {
  * and replaced in the background — after `maxPages` renders, after any failure, or when its
  * memory passes `maxMemoryMb`.
  */
-export class BrowserPool {
+export class BrowserPool extends EventEmitter<PoolEvents> {
   private readonly idle: BrowserSession[] = [];
   private readonly waiters: Waiter[] = [];
   private readonly all = new Set<BrowserSession>();
@@ -55,6 +71,7 @@ export class BrowserPool {
     private readonly options: PoolOptions,
     private readonly logger: Logger,
   ) {
+    super();
     this.idleCheck = new PeriodicJob(() => this.checkIdle(), options.idleCheckMs ?? IDLE_CHECK_MS, (err) => logger.warn({ err }, 'the check of idle browser sessions failed'));
     this.idleCheck.start(false);
   }
@@ -89,7 +106,7 @@ export class BrowserPool {
     while ((session = this.idle.pop())) {
       // A browser can die while idle (killed, out of memory): never hand that one out.
       if (session.alive) return Promise.resolve(session);
-      this.retire(session, 'died while idle');
+      this.retire(session, 'died while idle', 'idle');
     }
     return new Promise((resolve, reject) => {
       const leave = (err: Error) => {
@@ -134,24 +151,27 @@ export class BrowserPool {
   }
 
   private async recycle(session: BrowserSession, info: ReleaseInfo): Promise<void> {
-    let reason = !info.healthy || !session.alive ? 'failure' : session.pages >= this.options.maxPages ? 'page limit' : undefined;
-    if (!reason && session.pages % this.options.memoryCheckEvery === 0) {
+    let retire: { reason: string; cause: RetireCause } | undefined =
+      !info.healthy || !session.alive ? { reason: 'failure', cause: 'failure' } : session.pages >= this.options.maxPages ? { reason: 'page limit', cause: 'pages' } : undefined;
+    if (!retire && session.pages % this.options.memoryCheckEvery === 0) {
       const mb = await session.memoryMb();
-      if (mb !== undefined && mb > this.options.maxMemoryMb) reason = `memory ${Math.round(mb)} MB`;
+      if (mb !== undefined && mb > this.options.maxMemoryMb) retire = { reason: `memory ${Math.round(mb)} MB`, cause: 'memory' };
     }
-    if (!reason) {
+    if (!retire) {
       try {
         // A page can keep its renderer busy after it was read (a busy loop started by a timer or
         // a getter): DevTools never answers then. Every session comes back, or is replaced.
         const ms = this.options.resetTimeoutMs ?? RESET_TIMEOUT_MS;
+        const started = Date.now();
         await race(session.reset(), [within(ms, () => new Error(`the reset did not finish within ${ms} ms`))]);
+        this.emit('reset', { session: session.id, ms: Date.now() - started });
       } catch (err) {
         this.logger.warn({ err, session: session.id }, 'browser session reset failed');
-        reason = 'reset failure';
+        retire = { reason: 'reset failure', cause: 'reset' };
       }
     }
-    if (reason) {
-      this.retire(session, reason);
+    if (retire) {
+      this.retire(session, retire.reason, retire.cause);
       return;
     }
     this.handOut(session);
@@ -168,14 +188,14 @@ export class BrowserPool {
       const stillIdle = this.idle.indexOf(session);
       if (answers[i] || stillIdle < 0 || this.closed) return;
       this.idle.splice(stillIdle, 1);
-      this.retire(session, 'stopped answering while idle');
+      this.retire(session, 'stopped answering while idle', 'idle');
     });
   }
 
-  private retire(session: BrowserSession, reason: string): void {
+  private retire(session: BrowserSession, reason: string, cause: RetireCause): void {
     this.all.delete(session);
     this.retired++;
-    this.logger.info({ session: session.id, pages: session.pages, reason }, 'browser session retired');
+    this.emit('retired', { session: session.id, pages: session.pages, reason, cause });
     session.kill();
     if (!this.closed) void this.spawn();
   }
@@ -205,12 +225,12 @@ export class BrowserPool {
           await session.quit();
           return;
         }
-        this.logger.info({ session: session.id, processGroup: session.processGroup }, 'browser session started');
+        this.emit('started', { session: session.id, processGroup: session.processGroup });
         this.all.add(session);
         this.handOut(session);
         return;
       } catch (err) {
-        this.logger.error({ err, attempt }, 'browser session could not be started');
+        this.emit('startFailed', { attempt, err });
         await new Promise<void>((resolve) => {
           const wake = () => {
             clearTimeout(timer);
