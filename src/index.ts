@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config/config.js';
-import { createLogger } from './logging/logger.js';
-import { startServer } from './server.js';
+import { createLogger } from './observability/logger.js';
+import { startServer } from './server/start-server.js';
 
 // The composition root: the only place (with the CLI's) that reads the environment.
 let config;

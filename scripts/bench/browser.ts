@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
-import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
+import { chromiumOptions } from '../../src/engines/browser/chromium-options.js';
 import { startBenchServer } from './bench-server.js';
 import { chromiumPssMb, describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
 

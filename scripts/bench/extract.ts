@@ -3,9 +3,9 @@
 // measured in this run. Budget: 1,000 list items extract in under 50 ms. `npm run bench:extract`.
 import { parseDocument } from 'htmlparser2';
 import os from 'node:os';
-import { extract } from '../../src/extract/extract.js';
-import { parseExtractRules } from '../../src/extract/extract-rules.js';
-import { HtmlWorkers } from '../../src/scrape/html-work/html-workers.js';
+import { extract } from '../../src/content/extract/extract.js';
+import { parseExtractRules } from '../../src/content/extract/extract-rules.js';
+import { HtmlWorkers } from '../../src/content/html-work/html-workers.js';
 
 const ITEMS = 1_000;
 const BUDGET_MS = 50;

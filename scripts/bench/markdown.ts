@@ -4,9 +4,9 @@
 // one of its HTML worker threads (the figure includes handing the page over and the markdown
 // back). Not a timed test: `npm run bench:markdown`.
 import os from 'node:os';
-import { htmlToMarkdown } from '../../src/markdown/html-to-markdown.js';
-import { parseHtml } from '../../src/markdown/parse-html.js';
-import { HtmlWorkers } from '../../src/scrape/html-work/html-workers.js';
+import { htmlToMarkdown } from '../../src/content/markdown/html-to-markdown.js';
+import { parseHtml } from '../../src/content/markdown/parse-html.js';
+import { HtmlWorkers } from '../../src/content/html-work/html-workers.js';
 import { realisticPage } from '../../test/helpers/realistic-page.js';
 import { percentile } from './measure.js';
 

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { Browser, Builder } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
-import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
+import { chromiumOptions } from '../../src/engines/browser/chromium-options.js';
 import { startBenchServer } from './bench-server.js';
 import { describeRun, measure, percentile } from './measure.js';
 

@@ -1,17 +1,17 @@
 import type { Catalog } from '../config/catalog.js';
-import type { Metrics } from '../observability/metrics.js';
-import { ApiKeyStore } from '../store/api-key-store.js';
-import type { Database } from '../store/database.js';
-import { KeyAdminStore } from '../store/key-admin-store.js';
-import { UsageReportsSql } from '../store/usage-reports-sql.js';
+import type { AccountHistoryPort, KeyStorePort } from './account-ports.js';
 import { AccountReports } from './account-reports.js';
+import type { AuditAction } from './audit-entry.js';
 import { KeyAdmin } from './key-admin.js';
 
-/** The account operations over one database, as the server and the CLI both build them. */
-export function accountParts(db: Database, catalog: Catalog, metrics?: Metrics): { admin: KeyAdmin; reports: AccountReports } {
-  const store = new KeyAdminStore(db);
+/** The account operations over the storage they are given, as the server and the CLI both build them. */
+export function accountParts(
+  ports: { keys: KeyStorePort; history: AccountHistoryPort },
+  catalog: Catalog,
+  onAction?: (action: AuditAction) => void,
+): { admin: KeyAdmin; reports: AccountReports } {
   return {
-    admin: new KeyAdmin({ keys: new ApiKeyStore(db.knex), store, catalog, onAction: (action) => metrics?.adminAction(action) }),
-    reports: new AccountReports({ db, store, usage: new UsageReportsSql(db) }),
+    admin: new KeyAdmin({ keys: ports.keys, catalog, onAction }),
+    reports: new AccountReports({ keys: ports.keys, history: ports.history }),
   };
 }

@@ -1,9 +1,6 @@
 import type { components } from '../generated/admin-types.js';
-import { auditPage } from '../store/audit-log.js';
-import type { Database } from '../store/database.js';
-import type { KeyAdminStore } from '../store/key-admin-store.js';
-import type { DayTotals, UsageReportsSql } from '../store/usage-reports-sql.js';
-import { InvalidAccountChangeError, KeyNotFoundError } from '../errors/account-errors.js';
+import type { AccountHistoryPort, DayTotals, KeyStorePort } from './account-ports.js';
+import { InvalidAccountChangeError, KeyNotFoundError } from './account-errors.js';
 
 type UsageReport = components['schemas']['UsageReport'];
 type RequestPage = components['schemas']['RequestPage'];
@@ -37,7 +34,7 @@ function cursorParts(cursor: string | undefined): number[] | undefined {
 /** What a key did and what was done to it: daily usage, its ledger rows, the audit log. */
 export class AccountReports {
   constructor(
-    private readonly parts: { db: Database; store: KeyAdminStore; usage: UsageReportsSql; now?: () => number },
+    private readonly parts: { keys: KeyStorePort; history: AccountHistoryPort; now?: () => number },
   ) {}
 
   /** UTC days `from`..`to` (defaults: the 30 days up to today), at most 366. */
@@ -48,7 +45,7 @@ export class AccountReports {
     const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
     if (span < 1) throw new InvalidAccountChangeError([{ field: ['from'], msg: 'from must not be after to', type: 'value_error.date_range' }]);
     if (span > MAX_DAYS) throw new InvalidAccountChangeError([{ field: ['from'], msg: `at most ${MAX_DAYS} days at once`, type: 'value_error.date_range' }]);
-    const days = await this.parts.usage.daily(id, from, to);
+    const days = await this.parts.history.daily(id, from, to);
     return { key_id: id, from, to, days: days.map(dayUsage) };
   }
 
@@ -57,7 +54,7 @@ export class AccountReports {
     const limit = page.limit ?? 100;
     const [startedAt, rowId] = cursorParts(page.cursor) ?? [];
     const before = startedAt !== undefined && rowId !== undefined ? { startedAt, id: rowId } : undefined;
-    const rows = await this.parts.usage.requests(id, { limit: limit + 1, status: page.status, before });
+    const rows = await this.parts.history.requests(id, { limit: limit + 1, status: page.status, before });
     const items = rows.slice(0, limit);
     const last = items[items.length - 1];
     return {
@@ -83,7 +80,7 @@ export class AccountReports {
 
   async audit(page: { keyId?: number; limit?: number; cursor?: string }): Promise<AuditPage> {
     const limit = page.limit ?? 100;
-    const rows = await auditPage(this.parts.db.knex, { apiKeyId: page.keyId, limit: limit + 1, beforeId: cursorParts(page.cursor)?.[0] });
+    const rows = await this.parts.history.audit({ apiKeyId: page.keyId, limit: limit + 1, beforeId: cursorParts(page.cursor)?.[0] });
     const items = rows.slice(0, limit);
     return {
       items: items.map((r) => ({ id: r.id, at: iso(r.at), actor: r.actor, action: r.action, key_id: r.apiKeyId, key_prefix: r.keyPrefix, before: r.before, after: r.after })),
@@ -92,6 +89,6 @@ export class AccountReports {
   }
 
   private async existing(id: number): Promise<void> {
-    if (!(await this.parts.store.byId(id))) throw new KeyNotFoundError();
+    if (!(await this.parts.keys.byId(id))) throw new KeyNotFoundError();
   }
 }

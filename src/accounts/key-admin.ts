@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { components } from '../generated/admin-types.js';
 import { findPlan, type Catalog, type Plan } from '../config/catalog.js';
-import { InvalidIpEntryError, normalizeIpEntries } from '../net/ip-allow-list.js';
-import { recordAudit, type AuditAction } from '../store/audit-log.js';
-import { ApiKeyStore, newSecret } from '../store/api-key-store.js';
-import type { KeyAdminStore, KeyColumns } from '../store/key-admin-store.js';
-import { allowedIpsColumn, type KeyRow } from '../store/key-row.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, SecretReplacedError, type InvalidField } from '../errors/account-errors.js';
+import { InvalidIpEntryError, normalizeIpEntries } from '../ip/ip-range.js';
+import type { KeyColumns, KeyStorePort } from './account-ports.js';
+import type { AuditAction } from './audit-entry.js';
+import { allowedIpsColumn, type KeyRow } from './key-row.js';
+import { newSecret } from './key-secret.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError, SecretReplacedError, type InvalidField } from './account-errors.js';
 import { auditStateOf, keyRecordOf, type KeyRecord } from './key-record.js';
 
 export type NewKeyInput = components['schemas']['NewKey'];
@@ -16,8 +16,7 @@ export type KeyChangeInput = components['schemas']['KeyChange'];
 export type Actor = 'admin' | 'cli' | `key:${string}`;
 
 export interface KeyAdminOptions {
-  keys: ApiKeyStore;
-  store: KeyAdminStore;
+  keys: KeyStorePort;
   catalog: Catalog;
   /** Every change made, by kind (the admin actions metric). */
   onAction?: (action: AuditAction) => void;
@@ -60,17 +59,15 @@ export class KeyAdmin {
       label: input.label,
       allowedIps,
     };
-    let created: KeyRow | undefined;
-    const { key } = await this.options.keys.create(spec, async (trx, row) => {
-      created = row;
-      await recordAudit(trx, { actor, action: 'create', apiKeyId: Number(row.id), keyPrefix: row.key_prefix, before: null, after: auditStateOf(row) }, this.now());
-    });
+    const { key, row } = await this.options.keys.create(spec, (created) => ({
+      actor, action: 'create', apiKeyId: Number(created.id), keyPrefix: created.key_prefix, before: null, after: auditStateOf(created),
+    }));
     this.options.onAction?.('create');
-    return { key, record: keyRecordOf(created!) };
+    return { key, record: keyRecordOf(row) };
   }
 
   async get(id: number): Promise<KeyRecord> {
-    const row = await this.options.store.byId(id);
+    const row = await this.options.keys.byId(id);
     if (!row) throw new KeyNotFoundError();
     return keyRecordOf(row);
   }
@@ -78,7 +75,7 @@ export class KeyAdmin {
   async list(filter: { plan?: string; q?: string; revoked?: boolean; limit?: number; cursor?: string }): Promise<{ items: KeyRecord[]; next_cursor: string | null }> {
     const limit = Math.min(filter.limit ?? 100, MAX_PAGE);
     const beforeId = filter.cursor === undefined ? undefined : Number(filter.cursor.split('-')[0]);
-    const rows = await this.options.store.list({ plan: filter.plan, q: filter.q, revoked: filter.revoked, beforeId, limit: limit + 1 });
+    const rows = await this.options.keys.list({ plan: filter.plan, q: filter.q, revoked: filter.revoked, beforeId, limit: limit + 1 });
     const items = rows.slice(0, limit).map(keyRecordOf);
     return { items, next_cursor: rows.length > limit ? String(items[items.length - 1].id) : null };
   }
@@ -101,7 +98,7 @@ export class KeyAdmin {
     }
     const plan = change.plan === undefined ? undefined : this.plan(change.plan);
     const allowedIps = change.allowed_ips === undefined ? undefined : ipEntries(change.allowed_ips);
-    const outcome = await this.options.store.change(id, (row) => {
+    const outcome = await this.options.keys.change(id, (row) => {
       if (row.revoked_at !== null) throw new KeyRevokedError();
       const set: KeyColumns = {};
       let total = Number(row.credits_total);
@@ -157,12 +154,12 @@ export class KeyAdmin {
 
   /** Whether `secretHash` is the key's current secret (not a previous one still in its grace period). */
   async isCurrentSecret(id: number, secretHash: string): Promise<boolean> {
-    const row = await this.options.store.byId(id);
+    const row = await this.options.keys.byId(id);
     return row !== undefined && row.revoked_at === null && sameHash(row.key_hash, secretHash);
   }
 
   private async rotateIf(actor: Actor, id: number, graceSeconds: number, check: (row: KeyRow) => void): Promise<{ key: string; record: KeyRecord }> {
-    const outcome = await this.options.store.change(id, (row) => {
+    const outcome = await this.options.keys.change(id, (row) => {
       if (row.revoked_at !== null) throw new KeyRevokedError();
       check(row);
       const secret = newSecret();
@@ -181,7 +178,7 @@ export class KeyAdmin {
 
   /** From now on every secret of the key gets 403, on every instance (nothing caches a key). Revoking twice changes nothing. */
   async revoke(actor: Actor, id: number): Promise<KeyRecord> {
-    const outcome = await this.options.store.change(id, (row) => {
+    const outcome = await this.options.keys.change(id, (row) => {
       if (row.revoked_at !== null) return undefined;
       return {
         set: { revoked_at: this.now(), previous_key_hash: null, previous_key_expires_at: null },

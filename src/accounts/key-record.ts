@@ -1,6 +1,6 @@
 import type { components } from '../generated/admin-types.js';
-import type { AuditState } from '../store/audit-log.js';
-import { keyAccountOf, type KeyRow } from '../store/key-row.js';
+import type { AuditState } from './audit-entry.js';
+import { keyAccountOf, type KeyRow } from './key-row.js';
 
 export type KeyRecord = components['schemas']['KeyRecord'];
 

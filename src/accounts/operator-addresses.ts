@@ -1,4 +1,4 @@
-import type { OperatorAddressesSql } from '../store/operator-addresses-sql.js';
+import type { OperatorAddressesPort } from './account-ports.js';
 
 /** How long an address the admin token was used from stays recognised. */
 export const OPERATOR_ADDRESS_MEMORY_MS = 30 * 86_400_000;
@@ -21,7 +21,7 @@ export class OperatorAddresses {
   private readonly noted = new Map<string, number>();
 
   constructor(
-    private readonly sql: OperatorAddressesSql,
+    private readonly sql: OperatorAddressesPort,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -1,5 +1,5 @@
-import { parseIpAddress } from '../net/ip-allow-list.js';
-import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
+import { parseIpAddress } from '../ip/ip-address.js';
+import type { SignInFailuresPort } from './account-ports.js';
 import type { OperatorAddresses } from './operator-addresses.js';
 
 /**
@@ -62,7 +62,7 @@ export class SignInLimit {
   private globalCount = 0;
 
   constructor(
-    private readonly sql: SignInFailuresSql,
+    private readonly sql: SignInFailuresPort,
     private readonly operators: OperatorAddresses,
     private readonly options: SignInLimitOptions,
   ) {}

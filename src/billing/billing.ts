@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../errors/billing-refusals.js';
-import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
-import { isDatabaseUnavailable } from '../errors/database-errors.js';
-import { IpAllowList } from '../net/ip-allow-list.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from './billing-refusals.js';
+import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
+import { IpAllowList } from '../ip/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
 import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';
@@ -93,14 +93,10 @@ export class Billing {
   }
 
   /**
-   * The key's account in its current period (rolled over if the last one ended): /v2/usage.
-   * `clientAddress`: where the caller is (undefined: unknown, which no IP restriction admits).
+   * The key's account in its current period (rolled over if the last one ended): /v2/usage. A key
+   * is known by its hash (hashApiKey); `clientAddress` is where the caller is (undefined: unknown,
+   * which no IP restriction admits).
    */
-  async account(apiKey: string, clientAddress?: string): Promise<KeyAccount> {
-    return this.accountByHash(hashApiKey(apiKey), clientAddress);
-  }
-
-  /** The same, for a secret known by its hash only (the dashboard's session keeps no secret). */
   accountByHash(keyHash: string, clientAddress?: string): Promise<KeyAccount> {
     // Bounded like the reservation: a key checked before its request's body is read must not
     // hold the request for the pool's whole wait while the database is frozen.
@@ -113,15 +109,14 @@ export class Billing {
    * is then refunded by reconciliation. `clientAddress`: where the caller is (undefined: unknown,
    * which no IP restriction admits).
    */
-  reserve(apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress?: string): Promise<Reservation> {
+  reserve(keyHash: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress?: string): Promise<Reservation> {
     const limit = () => Math.max(250, Math.min(RESERVE_LIMIT_MS, deadline.at - this.now()));
-    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(apiKey, debit, request, deadline, clientAddress, limit));
+    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(keyHash, debit, request, deadline, clientAddress, limit));
   }
 
   private async reserveUnbounded(
-    apiKey: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
+    keyHash: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
   ): Promise<Reservation> {
-    const keyHash = hashApiKey(apiKey);
     const { store, budget } = this.options;
     const entry: LedgerEntry = { ...request, requestId: randomUUID(), instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
     // A restricted key never matches here (the statement requires no restriction): it is read and judged below.
@@ -228,7 +223,7 @@ export class Billing {
           await boundedCall(what, GIVE_BACK_LIMIT_MS, () => this.options.deferred.run(what, write, { idempotent: true }));
         } catch (err) {
           // The row stays reserved: reconciliation refunds it. The caller's answer stands.
-          if (!isDatabaseUnavailable(err)) throw err;
+          if (!(err instanceof StoreUnavailableError)) throw err;
           databaseAway = true;
         }
         // The refund frees a capped key's slot in the same statement; a deferred one, here. With

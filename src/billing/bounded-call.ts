@@ -1,5 +1,5 @@
-import { DatabaseTimeLimitError } from '../errors/database-errors.js';
-import { withinMs } from '../time/time-limit.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
+import { race, within } from '../time/deadline-race.js';
 
 /**
  * A billing call given `ms` in all, waiting for a pooled connection included: a request answers
@@ -9,5 +9,5 @@ import { withinMs } from '../time/time-limit.js';
  */
 export function boundedCall<T>(what: string, ms: number, call: () => Promise<T>): Promise<T> {
   const limit = Math.max(1, Math.ceil(ms));
-  return withinMs(call(), limit, () => new DatabaseTimeLimitError(what, limit));
+  return race(call(), [within(limit, () => new StoreUnavailableError(true, { message: `${what} took longer than ${limit} ms` }))]);
 }

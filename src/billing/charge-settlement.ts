@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnavailable, mayHaveRun } from '../errors/database-errors.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 import { boundedCall } from './bounded-call.js';
 import type { BillingStore, LedgerEntry, LedgerOutcome, Settlement } from './billing-store.js';
 
@@ -52,8 +52,8 @@ export async function settleCharge(store: BillingStore, entry: LedgerEntry, sett
     try {
       return await boundedCall('the charge', left, () => store.charge(entry.requestId, settlement, windowMs, left));
     } catch (err) {
-      if (!isDatabaseUnavailable(err)) throw err;
-      if (mayHaveRun(err)) mayHaveLanded = true;
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      if (err.mayHaveRun) mayHaveLanded = true;
       return undefined;
     }
   };
@@ -67,7 +67,7 @@ export async function settleCharge(store: BillingStore, entry: LedgerEntry, sett
       const readMs = Math.max(50, Math.min(READ_TIMEOUT_MS, answerBy - asked));
       outcome = await boundedCall('the charge\'s read-back', readMs, () => store.outcomeOf(entry.requestId, readMs));
     } catch (err) {
-      if (!isDatabaseUnavailable(err)) throw err;
+      if (!(err instanceof StoreUnavailableError)) throw err;
     }
     if (outcome === 'charged') return 'charged';
     if (outcome !== undefined && outcome !== 'reserved') return 'not charged';

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, mayHaveRun } from '../errors/database-errors.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 interface PendingWrite {
   /** What the write gives back, for the warning if it is lost (no secret in it). */
@@ -76,8 +76,8 @@ export class DeferredWrites {
     try {
       await write();
     } catch (err) {
-      if (this.closed || !isDatabaseUnavailable(err)) throw err;
-      if (!idempotent && mayHaveRun(err)) this.options.onUncertain(what, err);
+      if (this.closed || !(err instanceof StoreUnavailableError)) throw err;
+      if (!idempotent && err.mayHaveRun) this.options.onUncertain(what, err);
       this.pending.push({ what, write, idempotent });
       this.schedule();
       return;
@@ -91,7 +91,7 @@ export class DeferredWrites {
    * connection was lost after it was sent. Reported as uncertain; the error is the caller's.
    */
   reportIfUncertain(what: string, err: unknown): void {
-    if (isDatabaseUnavailable(err) && mayHaveRun(err)) this.options.onUncertain(what, err);
+    if (err instanceof StoreUnavailableError && err.mayHaveRun) this.options.onUncertain(what, err);
   }
 
   /**
@@ -109,7 +109,7 @@ export class DeferredWrites {
       try {
         await next.write();
       } catch (err) {
-        if (isDatabaseUnavailable(err)) break;
+        if (err instanceof StoreUnavailableError) break;
         this.options.onLost(next.what, err);
       }
       this.pending.shift();
@@ -144,8 +144,8 @@ export class DeferredWrites {
       try {
         await next.write();
       } catch (err) {
-        if (isDatabaseUnavailable(err)) {
-          if (!next.idempotent && mayHaveRun(err)) this.options.onUncertain(next.what, err);
+        if (err instanceof StoreUnavailableError) {
+          if (!next.idempotent && err.mayHaveRun) this.options.onUncertain(next.what, err);
           this.delayMs = Math.min(this.delayMs * 2, this.options.maxDelayMs);
           return;
         }

@@ -1,3 +1,4 @@
+import { PeriodicJob } from '../time/periodic-job.js';
 import type { LedgerBooks } from './billing-store.js';
 
 const DAY_MS = 86_400_000;
@@ -24,21 +25,18 @@ const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * good, are deleted in small batches.
  */
 export class LedgerUpkeep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly job: PeriodicJob;
 
-  constructor(private readonly options: LedgerUpkeepOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
-    this.timer.unref();
-    void this.tick();
+  constructor(private readonly options: LedgerUpkeepOptions) {
+    this.job = new PeriodicJob(() => this.runOnce(), options.intervalMs, (err) => this.options.onError?.(err));
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  start(): void {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   async runOnce(): Promise<void> {
@@ -62,12 +60,5 @@ export class LedgerUpkeep {
       if (deleted < PRUNE_BATCH) break;
       await new Promise((resolve) => setTimeout(resolve, PAUSE_BETWEEN_BATCHES_MS));
     }
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = this.runOnce().catch((err: unknown) => this.options.onError?.(err));
-    await this.running;
-    this.running = undefined;
   }
 }

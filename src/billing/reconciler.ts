@@ -1,3 +1,4 @@
+import { PeriodicJob } from '../time/periodic-job.js';
 import type { BillingStore, LedgerBooks } from './billing-store.js';
 
 export interface ReconcilerOptions {
@@ -23,21 +24,25 @@ const BATCH = 200;
  * release met an outage are freed too. Runs at start and then every `intervalMs`.
  */
 export class Reconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly job: PeriodicJob;
 
-  constructor(private readonly options: ReconcilerOptions) {}
-
-  start(): void {
-    void this.tick();
-    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
-    this.timer.unref();
+  constructor(private readonly options: ReconcilerOptions) {
+    this.job = new PeriodicJob(
+      async () => {
+        const refunded = await this.reconcileOnce();
+        if (refunded > 0) this.options.onRefunded?.(refunded);
+      },
+      options.intervalMs,
+      (err) => this.options.onError?.(err),
+    );
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  start(): void {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   /** One pass; the number of reservations it refunded. */
@@ -55,18 +60,5 @@ export class Reconciler {
     }
     await books.releaseSettledSlots(marginMs);
     return refunded;
-  }
-
-  private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = this.reconcileOnce();
-    try {
-      const refunded = await this.running;
-      if (refunded > 0) this.options.onRefunded?.(refunded);
-    } catch (err) {
-      this.options.onError?.(err);
-    } finally {
-      this.running = undefined;
-    }
   }
 }

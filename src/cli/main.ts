@@ -2,10 +2,10 @@ import { parseArgs } from 'node:util';
 import { accountParts } from '../accounts/account-parts.js';
 import type { KeyRecord } from '../accounts/key-record.js';
 import { loadCatalog, type Catalog } from '../config/catalog.js';
-import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../errors/account-errors.js';
+import { InvalidAccountChangeError, KeyNotFoundError, KeyRevokedError } from '../accounts/account-errors.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { InvalidIpEntryError, parseIpEntries } from '../net/ip-allow-list.js';
-import { SqlLedgerBooks } from '../store/billing/ledger-books-sql.js';
+import { InvalidIpEntryError, parseIpEntries } from '../ip/ip-range.js';
+import { sqlStores } from '../store/sql-stores.js';
 import { migrate, openDatabase, type Database } from '../store/database.js';
 
 const USAGE = `Usage: scrapegate <command>
@@ -61,7 +61,10 @@ function wholeNumber(flag: string, value: string | undefined): number | undefine
 
 /** The account operations the admin API uses, over the configured database. */
 function withAccounts<T>(url: string, catalog: Catalog, fn: (parts: ReturnType<typeof accountParts>) => Promise<T>): Promise<T> {
-  return withDatabase(url, (db) => fn(accountParts(db, catalog)));
+  return withDatabase(url, (db) => {
+    const stores = sqlStores(db);
+    return fn(accountParts({ keys: stores.accountKeys, history: stores.history }, catalog));
+  });
 }
 
 async function withDatabase<T>(url: string, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -106,7 +109,7 @@ async function run(argv: string[]): Promise<void> {
       console.log(`${kind.padEnd(26)} ${String(row.datacenter).padStart(10)}  ${String(row.residential).padStart(11)}`);
     }
   } else if (group === 'billing' && command === 'verify') {
-    const found = await withDatabase(config.databaseUrl, (db) => new SqlLedgerBooks(db).discrepancies());
+    const found = await withDatabase(config.databaseUrl, (db) => sqlStores(db).books.discrepancies());
     for (const d of found) {
       const period = `${new Date(d.periodStart).toISOString()} .. ${new Date(d.periodEnd).toISOString()}`;
       console.log(`${d.prefix}  key #${d.apiKeyId}  period ${period}: ${d.consumed} credits consumed, ${d.ledger} in the ledger (${d.consumed - d.ledger > 0 ? '+' : ''}${d.consumed - d.ledger})`);

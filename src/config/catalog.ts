@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readConfigFile } from './config-file.js';
 import { z } from 'zod';
 
 export type EngineKind = 'plain' | 'browser-source' | 'browser';
@@ -54,17 +54,13 @@ const fileSchema = z
  * Plans in the file replace the default list whole, so an operator can also remove a plan.
  */
 export function loadCatalog(path: string | undefined): Catalog {
-  if (!path) return DEFAULT_CATALOG;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new Error(`PLANS_CONFIG ${path}: ${(err as Error).message}`);
-  }
+  return path ? readConfigFile('PLANS_CONFIG', path, parseCatalog) : DEFAULT_CATALOG;
+}
+
+/** A PLANS_CONFIG document over the defaults; throws naming each entry at fault. */
+export function parseCatalog(raw: unknown): Catalog {
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new Error(`PLANS_CONFIG ${path}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  }
+  if (!parsed.success) throw new Error(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   const file = parsed.data;
   const d = DEFAULT_CATALOG.costs;
   const c = file.costs ?? {};

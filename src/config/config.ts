@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
-import { parseCidrList, type Cidr } from './cidr-list.js';
+import { parseRangeList, type IpRange } from '../ip/ip-range.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -14,7 +14,7 @@ const cidrList = z
   .default('')
   .transform((text, ctx) => {
     try {
-      return parseCidrList(text);
+      return parseRangeList(text);
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: (err as Error).message });
       return z.NEVER;
@@ -65,6 +65,7 @@ const schema = z.object({
   PROXY_CONFIG: z.string().min(1).optional(),
   SESSION_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   PLANS_CONFIG: z.string().min(1).optional(),
+  EVENTS_TO_PARENT: booleanFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MAX_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
   MAX_REQUEST_BODY_BYTES: positiveInt.default(10 * 1024 * 1024),
@@ -118,12 +119,12 @@ export interface Config {
   databaseUrl: string;
   allowPrivateTargets: boolean;
   /** Ranges allowed as targets although not public, e.g. 127.0.0.2/32 for tests with the policy on. */
-  targetAllowCidrs: Cidr[];
+  targetAllowCidrs: IpRange[];
   /**
    * Peers (load balancers, reverse proxies) whose X-Forwarded-For is believed when an API key's
    * IP restriction is judged; from any other peer the header is ignored. Empty: nobody's.
    */
-  trustedProxies: Cidr[];
+  trustedProxies: IpRange[];
   /** The admin API's bearer token; undefined: every /admin path answers 404. Never logged. */
   adminToken: string | undefined;
   /** The bearer token /metrics asks for; undefined: /metrics is open to whoever reaches it. Never logged. */
@@ -133,6 +134,8 @@ export interface Config {
   sessionTtlMs: number;
   plansConfigPath: string | undefined;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  /** Send the browser pool's events to the parent process over its IPC channel (tests and supervisors that spawn the service subscribe to them). */
+  eventsToParent: boolean;
   maxBodyBytes: number;
   maxRequestBodyBytes: number;
   /** Request-body bytes held at once across every request; past it, a new body is refused (429). */
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     sessionTtlMs: e.SESSION_TTL_SECONDS * 1000,
     plansConfigPath: e.PLANS_CONFIG,
     logLevel: e.LOG_LEVEL,
+    eventsToParent: e.EVENTS_TO_PARENT,
     maxBodyBytes: e.MAX_BODY_BYTES,
     maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     maxBufferedBodyBytes: e.MAX_BUFFERED_BODY_BYTES,

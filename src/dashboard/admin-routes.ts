@@ -1,6 +1,6 @@
 import express from 'express';
 import type { NewKeyInput, KeyChangeInput } from '../accounts/key-admin.js';
-import { ConflictError, NotFoundError } from '../errors/api-error.js';
+import { ConflictError, NotFoundError } from '../http/errors/api-error.js';
 import { accountView } from './account-view.js';
 import type { DashboardParts } from './dashboard-parts.js';
 import { formError } from './form-error.js';

@@ -1,7 +1,7 @@
 import express from 'express';
-import { ApiError } from '../errors/api-error.js';
-import { IpRestrictedError } from '../errors/billing-refusals.js';
-import { inQuery, toApiError } from '../errors/to-api-error.js';
+import { ApiError } from '../http/errors/api-error.js';
+import { IpRestrictedError } from '../billing/billing-refusals.js';
+import { inQuery, toApiError } from '../http/errors/to-api-error.js';
 import { adminRoutes } from './admin-routes.js';
 import { dashboardAssets } from './dashboard-assets.js';
 import type { DashboardParts } from './dashboard-parts.js';

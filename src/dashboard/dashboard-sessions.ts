@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DashboardSessionsSql, SessionRecord, SessionRole } from '../store/dashboard-sessions-sql.js';
+import type { SessionRecord, SessionRole, SessionStorePort } from './dashboard-ports.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -27,7 +27,7 @@ export interface StartedSession {
  */
 export class DashboardSessions {
   constructor(
-    private readonly sql: DashboardSessionsSql,
+    private readonly sql: SessionStorePort,
     private readonly options: { ttlMs: number; now?: () => number },
   ) {}
 

@@ -1,4 +1,4 @@
-import { inQuery, toApiError } from '../errors/to-api-error.js';
+import { inQuery, toApiError } from '../http/errors/to-api-error.js';
 
 /**
  * What the caller did wrong, as the admin API would answer it (a 404, 409 or 422 and its words),

@@ -1,7 +1,7 @@
-import type { DashboardSessionsSql } from '../store/dashboard-sessions-sql.js';
-import type { SignInFailuresSql } from '../store/sign-in-failures-sql.js';
-import type { OperatorAddressesSql } from '../store/operator-addresses-sql.js';
+import type { OperatorAddressesPort, SignInFailuresPort } from '../accounts/account-ports.js';
+import type { SessionStorePort } from './dashboard-ports.js';
 import { OPERATOR_ADDRESS_MEMORY_MS } from '../accounts/operator-addresses.js';
+import { PeriodicJob } from '../time/periodic-job.js';
 
 /** Batches one pass may delete of each table, so that a pass never holds the database long. */
 const MAX_BATCHES = 20;
@@ -13,25 +13,25 @@ const MAX_BATCHES = 20;
  * another instance deleted first is harmless.
  */
 export class SessionUpkeep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly parts: {
-      sessions: DashboardSessionsSql;
-      failures: SignInFailuresSql;
+      sessions: SessionStorePort;
+      failures: SignInFailuresPort;
       failureWindowMs: number;
-      operators: OperatorAddressesSql;
+      operators: OperatorAddressesPort;
       intervalMs: number;
       onError: (err: unknown) => void;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.job = new PeriodicJob(() => this.runOnce(), parts.intervalMs, parts.onError);
+  }
 
+  /** The first pass after one interval: a start has nothing old to delete yet. */
   start(): void {
-    this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.runOnce()).catch(this.parts.onError);
-    }, this.parts.intervalMs).unref();
+    this.job.start(false);
   }
 
   async runOnce(): Promise<void> {
@@ -41,8 +41,7 @@ export class SessionUpkeep {
     for (let i = 0; i < MAX_BATCHES && (await this.parts.operators.pruneBefore(now - OPERATOR_ADDRESS_MEMORY_MS)) > 0; i++);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }

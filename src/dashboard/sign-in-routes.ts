@@ -1,6 +1,6 @@
 import express from 'express';
 import { hashApiKey } from '../billing/billing.js';
-import { InvalidKeyError, IpRestrictedError } from '../errors/billing-refusals.js';
+import { InvalidKeyError, IpRestrictedError } from '../billing/billing-refusals.js';
 import { clientAddressOf } from '../http/client-address.js';
 import { adminCredentialHash, sameSecret } from './dashboard-sessions.js';
 import type { DashboardParts } from './dashboard-parts.js';

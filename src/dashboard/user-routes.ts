@@ -1,6 +1,6 @@
 import express from 'express';
 import { hashApiKey } from '../billing/billing.js';
-import { ConflictError } from '../errors/api-error.js';
+import { ConflictError } from '../http/errors/api-error.js';
 import { accountView } from './account-view.js';
 import type { DashboardParts } from './dashboard-parts.js';
 import { formError } from './form-error.js';

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Billing } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
-import { InvalidKeyError } from '../errors/billing-refusals.js';
+import { InvalidKeyError } from '../billing/billing-refusals.js';
 import { clientAddressOf } from '../http/client-address.js';
-import type { SessionRecord } from '../store/dashboard-sessions-sql.js';
+import type { SessionRecord } from './dashboard-ports.js';
 import { adminCredentialHash, sameSecret, type DashboardSessions } from './dashboard-sessions.js';
 import type { Viewer } from './pages/layout.js';
 import { nonceOf } from './request-guard.js';

@@ -1,7 +1,7 @@
 import net from 'node:net';
-import { EgressError } from '../errors/engine-errors.js';
+import { EgressError } from './fetch-errors.js';
 import { egressFailure, fromNodeError } from './egress-failures.js';
-import type { CheckedAddress } from '../target-policy/target-policy.js';
+import type { CheckedAddress } from './target-policy/target-policy.js';
 
 /**
  * A TCP connection to the first of the checked addresses that accepts one, within `timeoutMs`

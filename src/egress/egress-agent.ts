@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { bareHost } from '../net/host-port.js';
+import { bareHost } from './host-port.js';
 
 type Created = (err: Error | null, stream: Duplex) => void;
 

@@ -1,14 +1,14 @@
 import net from 'node:net';
 import type { Logger } from 'pino';
-import { DeadlineExceededError, EgressError } from '../errors/engine-errors.js';
+import { DeadlineExceededError, EgressError } from './fetch-errors.js';
 import type { Deadline } from '../time/deadline.js';
 import { connectDirect } from './direct-connect.js';
 import { egressAgents, type HttpAgents } from './egress-agent.js';
-import type { EgressRoute } from '../proxies/egress-route.js';
-import type { ProxyEndpoint } from '../proxies/proxy-endpoint.js';
-import { openTunnel, ProxyFailure } from '../proxies/proxy-tunnel.js';
-import { type CheckedAddress, type TargetPolicy } from '../target-policy/target-policy.js';
-import { defaultPort } from '../net/host-port.js';
+import type { EgressRoute } from './proxies/egress-route.js';
+import type { ProxyEndpoint } from './proxies/proxy-endpoint.js';
+import { openTunnel, ProxyFailure } from './proxies/proxy-tunnel.js';
+import { type CheckedAddress, type TargetPolicy } from './target-policy/target-policy.js';
+import { defaultPort } from './host-port.js';
 
 /** A proxy that hangs may take half of what is left, between 1 and 10 s, so another can be tried. */
 function proxyBudget(remainingMs: number): number {

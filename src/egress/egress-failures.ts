@@ -1,4 +1,4 @@
-import { EgressError, TargetUnusableError } from '../errors/engine-errors.js';
+import { EgressError, TargetUnusableError } from './fetch-errors.js';
 
 /**
  * The words for a failed connection, in one place: the plain engine meets these as Node error

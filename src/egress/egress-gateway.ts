@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { EgressError, TargetForbiddenError, type EngineError } from '../errors/engine-errors.js';
-import type { OwnPorts } from '../target-policy/own-ports.js';
+import { EgressError, TargetForbiddenError, type FetchError } from './fetch-errors.js';
+import type { OwnPorts } from './target-policy/own-ports.js';
 import type { EgressContext } from './egress-context.js';
 import { egressFailure, fromParserError } from './egress-failures.js';
 import { relayAnswer } from './gateway-answer.js';
-import { bareHost, defaultPort } from '../net/host-port.js';
+import { bareHost, defaultPort } from './host-port.js';
 
 /** Headers of the browser↔gateway hop, never passed on to the target. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'upgrade']);
@@ -56,7 +56,7 @@ export class EgressGateway {
   private agent: http.Agent | undefined;
   private readonly sockets = new Set<Duplex>();
   /** Why connections of the current render failed, by `host:port`: Chrome only sees a closed connection. */
-  private readonly failures = new Map<string, EngineError>();
+  private readonly failures = new Map<string, FetchError>();
 
   private constructor(
     private readonly server: http.Server,
@@ -103,7 +103,7 @@ export class EgressGateway {
   }
 
   /** What the gateway saw go wrong for this URL's host and port during the current render. */
-  failureFor(url: string): EngineError | undefined {
+  failureFor(url: string): FetchError | undefined {
     try {
       const u = new URL(url);
       return this.failures.get(`${bareHost(u.hostname).toLowerCase()}:${defaultPort(u)}`);
@@ -139,7 +139,7 @@ export class EgressGateway {
     socket.on('error', () => socket.destroy());
   }
 
-  private failed(host: string, port: number, failure: EngineError): void {
+  private failed(host: string, port: number, failure: FetchError): void {
     const key = `${host}:${port}`;
     if (!this.failures.has(key)) this.failures.set(key, failure);
   }

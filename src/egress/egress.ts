@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { ProxyType } from '../config/catalog.js';
 import type { Deadline } from '../time/deadline.js';
-import { EgressError } from '../errors/engine-errors.js';
+import { EgressError } from './fetch-errors.js';
 import { connectDirect } from './direct-connect.js';
 import { egressAgents, type HttpAgents } from './egress-agent.js';
 import { EgressContext } from './egress-context.js';
-import type { ProxyProvider } from '../proxies/proxy-provider.js';
-import type { StickySession } from '../proxies/sticky-session.js';
-import type { TargetPolicy } from '../target-policy/target-policy.js';
+import type { ProxyProvider } from './proxies/proxy-provider.js';
+import type { StickySession } from './proxies/sticky-session.js';
+import type { TargetPolicy } from './target-policy/target-policy.js';
 
 /** A new direct connection gives up after this long (a request's own deadline usually ends it first). */
 const CONNECT_TIMEOUT_MS = 60_000;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { TargetUnusableError } from '../errors/engine-errors.js';
+import { TargetUnusableError } from './fetch-errors.js';
 import { invalidStatus } from './egress-failures.js';
 
 /** What Node sends in a status line or header value: anything else throws from writeHead. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { NotFoundError, TooManyRequestsError, UnauthorizedError } from '../errors/api-error.js';
+import { NotFoundError, TooManyRequestsError, UnauthorizedError } from './errors/api-error.js';
 import { clientAddressOf } from './client-address.js';
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();

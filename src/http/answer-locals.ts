@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ParamLocator } from '../errors/to-api-error.js';
+import type { ParamLocator } from './errors/to-api-error.js';
 
 /** What one answer carries from its handler to the edge, typed once for every reader. */
 declare global {

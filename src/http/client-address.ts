@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { IpAllowList, parseIpAddress } from '../net/ip-allow-list.js';
+import { IpAllowList } from '../ip/ip-allow-list.js';
+import { parseIpAddress } from '../ip/ip-address.js';
 
 /** Trust nobody: every request's client is the socket's peer. */
 export const NO_PROXIES = IpAllowList.of([]);

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { NotFoundError } from '../errors/api-error.js';
+import { NotFoundError } from './errors/api-error.js';
 import { requestScheme } from './request-scheme.js';
 
 /**

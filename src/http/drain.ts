@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 
@@ -23,6 +24,11 @@ export class Drain {
   /** Aborted when the grace period ends. */
   get stopping(): AbortSignal {
     return this.controller.signal;
+  }
+
+  constructor() {
+    // Every request in flight listens to it: Node's warning at 11 listeners would count them.
+    setMaxListeners(0, this.controller.signal);
   }
 
   get active(): boolean {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { UnauthorizedError } from '../errors/api-error.js';
+import { UnauthorizedError } from './errors/api-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Readiness } from '../observability/readiness.js';
 import { bearerOf } from './admin-auth.js';

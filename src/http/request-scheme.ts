@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { NO_PROXIES } from './client-address.js';
-import { parseIpAddress } from '../net/ip-allow-list.js';
+import { parseIpAddress } from '../ip/ip-address.js';
 
 /**
  * The scheme the browser reached us over, where it can be known: https over a TLS socket; else

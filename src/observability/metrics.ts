@@ -38,6 +38,8 @@ export class Metrics {
   private readonly adminAuthLimited: Counter<'scope'>;
   private readonly signInFailures: Counter<'reason'>;
   private readonly cancellations: Counter;
+  private readonly sessionsStarted: Counter;
+  private readonly sessionsRetired: Counter<'cause'>;
   private pool: () => PoolGauges | undefined = () => undefined;
   private signIns: () => SignInGauges | undefined = () => undefined;
 
@@ -117,6 +119,17 @@ export class Metrics {
       name: 'scrapegate_dashboard_sign_in_failures_total',
       help: 'Dashboard sign-ins refused, by reason (invalid: no such key or token; ip_restricted: a key used from elsewhere; limited: 429, too many failures from the client; global: 429, too many from all clients, for the admin token)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.sessionsStarted = new Counter({
+      name: 'scrapegate_browser_sessions_started_total',
+      help: 'Browser sessions started (at warm-up, and each replacement)',
+      registers,
+    });
+    this.sessionsRetired = new Counter({
+      name: 'scrapegate_browser_sessions_retired_total',
+      help: 'Browser sessions retired, by cause: failure, pages (BROWSER_MAX_PAGES), memory, reset (a reset that did not finish), idle (dead or silent while idle)',
+      labelNames: ['cause'],
       registers,
     });
     this.cancellations = new Counter({
@@ -222,6 +235,14 @@ export class Metrics {
 
   signInFailed(reason: 'invalid' | 'ip_restricted' | 'limited' | 'global'): void {
     this.signInFailures.inc({ reason });
+  }
+
+  browserSessionStarted(): void {
+    this.sessionsStarted.inc();
+  }
+
+  browserSessionRetired(cause: string): void {
+    this.sessionsRetired.inc({ cause });
   }
 
   clientCancelled(): void {

@@ -1,11 +1,12 @@
 import type { CostTable, EngineKind } from '../config/catalog.js';
-import type { ScrapeRequest } from './scrape-request.js';
+import type { ScrapeRequest } from '../engines/scrape-request.js';
 
-export function engineKind(req: Pick<ScrapeRequest, 'browser' | 'returnPageSource'>): EngineKind {
-  if (!req.browser) return 'plain';
-  return req.returnPageSource ? 'browser-source' : 'browser';
+export function engineKind(request: Pick<ScrapeRequest, 'browser' | 'returnPageSource'>): EngineKind {
+  if (!request.browser) return 'plain';
+  return request.returnPageSource ? 'browser-source' : 'browser';
 }
 
-export function creditCost(costs: CostTable, req: Pick<ScrapeRequest, 'browser' | 'returnPageSource' | 'proxyType'>): number {
-  return costs[engineKind(req)][req.proxyType];
+/** What a request costs, by the cost table: its engine and its proxy type. */
+export function creditCost(costs: CostTable, request: Pick<ScrapeRequest, 'browser' | 'returnPageSource' | 'proxy'>): number {
+  return costs[engineKind(request)][request.proxy.type];
 }

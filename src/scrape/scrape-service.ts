@@ -1,35 +1,27 @@
 import type { Logger } from 'pino';
-import { hashApiKey, type Billing } from '../billing/billing.js';
+import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../billing/billing-refusals.js';
+import type { Billing, Reservation } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
+import { ChargeNotRecordedError } from '../billing/charge-not-recorded-error.js';
 import type { CostTable } from '../config/catalog.js';
 import type { Egress } from '../egress/egress.js';
 import type { EgressContext } from '../egress/egress-context.js';
-import {
-  AntiBotDetectedError,
-  DeadlineExceededError,
-  SelectorTimeoutError,
-  TargetForbiddenError,
-  TargetUnreachableError,
-  TargetUnusableError,
-} from '../errors/engine-errors.js';
-import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../errors/billing-refusals.js';
-import { ChargeNotRecordedError } from '../errors/charge-not-recorded-error.js';
-import { ClientCancelledError } from '../errors/client-cancelled-error.js';
-import { ExtractRulesError } from '../errors/extract-rules-error.js';
-import { HtmlWorkError, HtmlWorkTooCostlyError } from '../errors/html-work-errors.js';
-import { inQuery, toApiError } from '../errors/to-api-error.js';
-import { EngineError } from '../errors/engine-errors.js';
-import { InvalidValueError } from '../errors/invalid-value-error.js';
-import { ApiError } from '../errors/api-error.js';
-import { ShuttingDownError } from '../errors/shutting-down-error.js';
-import type { EngineName, EngineRegistry } from '../fetchers/engine-registry.js';
-import type { FetchedPage } from '../fetchers/fetcher.js';
+import { TargetForbiddenError } from '../egress/fetch-errors.js';
+import type { EngineRegistry } from '../engines/engine-registry.js';
+import type { FetchedPage } from '../engines/fetcher.js';
+import type { ScrapeRequest } from '../engines/scrape-request.js';
 import type { Metrics } from '../observability/metrics.js';
+import { ClientCancelledError } from '../time/client-cancelled-error.js';
 import { Deadline } from '../time/deadline.js';
-import { BODY_SCAN_LIMIT, type WallDetector } from './antibot/wall-detector.js';
+import { callerLeaves, race } from '../time/deadline-race.js';
+import type { Answer } from './answer.js';
+import type { WallDetector } from './antibot/wall-detector.js';
 import { creditCost, engineKind } from './credit-cost.js';
-import type { HtmlWorkOwner } from './html-work/html-workers.js';
-import type { ScrapeRequest } from './scrape-request.js';
+import { InvalidValueError } from './invalid-value-error.js';
+import { outcomeOf, statusOf } from './outcome.js';
+import { ShuttingDownError } from './shutting-down-error.js';
+import { wastedWork } from './wasted-work.js';
+import { engineOf, fetchPastWalls } from './walled-fetch.js';
 
 export interface ScrapeServiceDeps {
   billing: Billing;
@@ -45,104 +37,107 @@ export interface ScrapeServiceDeps {
   logger: Logger;
 }
 
-/** What one call of a scrape brings besides its request: where its ledger id goes, and its caller's presence. */
-export interface ScrapeCall {
-  /** Learns the request's ledger id as soon as it has one, so that whatever the answer it can carry it. */
-  billed?: (requestId: string) => void;
-  /** Aborted when the caller is gone (it hung up): the work stops and nothing is charged. */
-  cancelled?: AbortSignal;
+/** Who a scrape is for: the key, by its hash (a secret is never kept), and where its caller is. */
+export interface Caller {
+  keyHash: string;
+  /** As a key's IP restriction judges it: the client of an API call, the submitter of a job. */
+  clientAddress: string;
 }
 
-export interface ScrapeOutcome<T> {
-  /** What the handler made of the page: the request is charged only once this exists. */
+/** One scrape, whatever brought it: an API call, a batch item, a crawled page. */
+export interface ScrapeCall<T> {
+  /** What asked for it, as the ledger records it (an operationId, `batchScrape`, `crawl`…). */
+  operation: string;
+  caller: Caller;
+  request: ScrapeRequest;
+  answer: Answer<T>;
+  /** Aborted when the caller is gone (it hung up, the job was cancelled): the work stops, uncharged. */
+  cancelled?: AbortSignal;
+  /** Learns the request's ledger id as soon as it has one, so that whatever the answer it can carry it. */
+  billed?: (requestId: string) => void;
+}
+
+export interface ScrapeResult<T> {
+  /** What the answer made of the page: the request is charged only once this exists. */
   answer: T;
   page: FetchedPage;
   cost: number;
+  requestId: string;
 }
 
 /**
- * Work done for nothing, counted against the key's failure budget (billing/browser-budget.ts): a
- * browser request that ran and then failed on the target's side (unreachable, too slow, no
- * selector, an unusable answer, a page that crashed its renderer, a wall), where the page was loaded and the caller's script run;
- * or HTML work that ran into a cost cap (an extraction's steps, results or size, a task's time or
- * memory), where a worker was held up to the cap. Refusals before any work (a full queue
- * included), our own failures and other limits are not.
- */
-function unchargedWork(req: ScrapeRequest, err: unknown): 'browser' | 'html' | undefined {
-  const failed = [TargetUnreachableError, DeadlineExceededError, SelectorTimeoutError, TargetUnusableError, AntiBotDetectedError];
-  if (req.browser && failed.some((kind) => err instanceof kind)) return 'browser';
-  if (req.htmlWork && (err instanceof ExtractRulesError || err instanceof HtmlWorkTooCostlyError)) return 'html';
-  return undefined;
-}
-
-/**
- * Authenticates, holds a concurrency slot, reserves the credits, runs the engine, and gives the
- * credits back when the answer will not be a 200. Everything a request costs is settled here.
+ * Every scrape, from an HTTP request or not: it authenticates, holds a concurrency slot, reserves
+ * the credits, runs the engine, makes the answer, and settles: charged once the answer exists,
+ * refunded on any failure (the ledger records the failure's outcome), never charged once its
+ * caller is gone. Everything a request costs is settled here.
  */
 export class ScrapeService {
   constructor(private readonly deps: ScrapeServiceDeps) {}
 
-  /** The key's account in its current period (403 for a key that is not active, or not to be used from `clientAddress`). */
-  account(apiKey: string, clientAddress: string): Promise<KeyAccount> {
-    return this.deps.billing.account(apiKey, clientAddress).catch((err: unknown) => this.countRefusal(err));
+  /** The key's account in its current period (refused for a key that is not active, or not to be used from `clientAddress`). */
+  account(caller: Caller): Promise<KeyAccount> {
+    return this.deps.billing.accountByHash(caller.keyHash, caller.clientAddress).catch((err: unknown) => this.countRefusal(err));
   }
 
-  /**
-   * Reserves the credits, runs the engine, shapes the answer (`shape`), and settles: charged
-   * once the answer exists, refunded on any failure, the shaping included. `shape` is given who
-   * its HTML work is for (the key's hash, and the request's end: its deadline, or its caller
-   * leaving). A caller gone before the charge (`call.cancelled`) stops the work and is never
-   * charged: the ledger records its cancellation.
-   */
-  async scrape<T>(
-    apiKey: string,
-    req: ScrapeRequest,
-    shape: (page: FetchedPage, owner: HtmlWorkOwner) => T | Promise<T>,
-    call: ScrapeCall = {},
-  ): Promise<ScrapeOutcome<T>> {
-    const { billed, cancelled } = call;
+  async scrape<T>(call: ScrapeCall<T>): Promise<ScrapeResult<T>> {
+    const { request, answer, cancelled, caller } = call;
     if (cancelled?.aborted) throw new ClientCancelledError();
-    const deadline = new Deadline(req.timeoutMs);
+    const deadline = new Deadline(request.timeoutMs);
     try {
-      const cost = creditCost(this.deps.costs, req);
-      const facts = { operation: req.operation, engine: engineKind(req), proxyType: req.proxyType, proxyCountry: req.proxyCountry ?? null, targetHost: req.url.hostname };
-      const reservation = await this.deps.billing
-        .reserve(apiKey, { cost, budgeted: req.browser || req.htmlWork, at: Date.now() }, facts, deadline, req.clientAddress)
-        .catch((err: unknown) => {
-          if (err instanceof BillingRefusal && err.keyId !== undefined) this.deps.refusals?.count(err.keyId, statusOf(err), Date.now());
-          return this.countRefusal(err);
-        });
-      billed?.(reservation.requestId);
-      let answer: T;
+      const reservation = await this.reserve(call, deadline);
+      call.billed?.(reservation.requestId);
       let page: FetchedPage;
+      let made: T;
       let egress: EgressContext | undefined;
       try {
-        egress = await this.openEgress(apiKey, req, deadline);
-        page = await untilAborted(this.fetchPastWalls(req, egress, cancelled), this.deps.stopping, cancelled);
-        const ends = cancelled ? AbortSignal.any([deadline.signal, cancelled]) : deadline.signal;
-        answer = await untilAborted(Promise.resolve(shape(page, { key: hashApiKey(apiKey), signal: ends })), this.deps.stopping, cancelled);
+        egress = await this.openEgress(caller, request, deadline);
+        const attempt = { deadline, egress, needs: answer.needs, cancelled };
+        const ends = [{ signal: this.deps.stopping, error: () => new ShuttingDownError() }, callerLeaves(cancelled)];
+        page = await race(fetchPastWalls(this.deps, request, attempt), ends);
+        const workEnds = cancelled ? AbortSignal.any([deadline.signal, cancelled]) : deadline.signal;
+        made = await race(Promise.resolve(answer.build(page, { key: caller.keyHash, signal: workEnds })), ends);
         // Never charged for an answer whose caller has already gone.
         if (cancelled?.aborted) throw new ClientCancelledError();
       } catch (err) {
-        if (err instanceof ClientCancelledError) this.deps.metrics.clientCancelled();
-        const failure = unchargedWork(req, err);
-        if (failure === 'browser') this.deps.metrics.unchargedBrowserFailure();
-        await reservation.refund({ status: statusOf(err), pageStatus: null, failure: failureOf(err), proxyCountry: egress?.route.country ?? null }, failure !== undefined);
+        await this.refund(reservation, call, err, egress);
         throw err;
       }
-      try {
-        await reservation.charge({ status: 200, pageStatus: page.status, failure: null, proxyCountry: egress.route.country ?? null });
-      } catch (err) {
-        if (err instanceof ChargeNotRecordedError) {
-          if (err.uncertain) this.deps.logger.error({ requestId: err.requestId }, 'a charge may have landed although its request was answered 500; check the key\'s balance');
-          await reservation.refund({ status: 500, pageStatus: page.status, failure: 'the charge could not be recorded', proxyCountry: null }, false).catch(() => undefined);
-        }
-        throw err;
-      }
-      this.deps.metrics.charged(engineOf(req), req.proxyType, cost);
-      return { answer, page, cost };
+      await this.charge(reservation, page, egress);
+      this.deps.metrics.charged(engineOf(request), request.proxy.type, reservation.cost);
+      return { answer: made, page, cost: reservation.cost, requestId: reservation.requestId };
     } finally {
       deadline.dispose();
+    }
+  }
+
+  private reserve<T>({ request, answer, caller, operation }: ScrapeCall<T>, deadline: Deadline): Promise<Reservation> {
+    const cost = creditCost(this.deps.costs, request);
+    const facts = { operation, engine: engineKind(request), proxyType: request.proxy.type, proxyCountry: request.proxy.country ?? null, targetHost: request.url.hostname };
+    const debit = { cost, budgeted: request.browser || answer.htmlWork, at: Date.now() };
+    return this.deps.billing.reserve(caller.keyHash, debit, facts, deadline, caller.clientAddress).catch((err: unknown) => {
+      if (err instanceof BillingRefusal && err.keyId !== undefined) this.deps.refusals?.count(err.keyId, statusOf(err), Date.now());
+      return this.countRefusal(err);
+    });
+  }
+
+  private async refund<T>(reservation: Reservation, call: ScrapeCall<T>, err: unknown, egress: EgressContext | undefined): Promise<void> {
+    if (err instanceof ClientCancelledError) this.deps.metrics.clientCancelled();
+    const counted = wastedWork(call.request, call.answer, err);
+    if (counted === 'browser') this.deps.metrics.unchargedBrowserFailure();
+    // Why it failed, in the ledger's words: what the service says of it, never a bug's insides.
+    const failure = (outcomeOf(err) !== 'internal' ? (err as Error).message : 'a failure inside the service').slice(0, 200);
+    await reservation.refund({ status: statusOf(err), pageStatus: null, failure, proxyCountry: egress?.route.country ?? null }, counted !== undefined);
+  }
+
+  private async charge(reservation: Reservation, page: FetchedPage, egress: EgressContext): Promise<void> {
+    try {
+      await reservation.charge({ status: 200, pageStatus: page.status, failure: null, proxyCountry: egress.route.country ?? null });
+    } catch (err) {
+      if (err instanceof ChargeNotRecordedError) {
+        if (err.uncertain) this.deps.logger.error({ requestId: err.requestId }, "a charge may have landed although its request was answered 500; check the key's balance");
+        await reservation.refund({ status: 500, pageStatus: page.status, failure: 'the charge could not be recorded', proxyCountry: null }, false).catch(() => undefined);
+      }
+      throw err;
     }
   }
 
@@ -158,107 +153,17 @@ export class ScrapeService {
    * requested URL checked against the target policy before anything is sent: a refused URL is an
    * invalid value of `url`, nothing is fetched and nothing is charged.
    */
-  private async openEgress(apiKey: string, req: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
+  private async openEgress(caller: Caller, request: ScrapeRequest, deadline: Deadline): Promise<EgressContext> {
+    const { type, country, sessionId } = request.proxy;
     // A session is the key's own: named by the key's hash (never the secret), so it survives nothing but the key.
-    const session = req.sessionId === undefined ? undefined : { key: hashApiKey(apiKey), id: req.sessionId };
-    const egress = this.deps.egress.open(req.proxyType, req.proxyCountry, deadline, session);
+    const session = sessionId === undefined ? undefined : { key: caller.keyHash, id: sessionId };
+    const egress = this.deps.egress.open(type, country, deadline, session);
     try {
-      await egress.checkUrl(req.url);
+      await egress.checkUrl(request.url);
     } catch (err) {
       if (err instanceof TargetForbiddenError) throw new InvalidValueError('url', `the URL is not allowed: ${err.reason}`, 'value_error.url.forbidden');
       // Any other failure (the name does not resolve yet) is the engine's to meet, retry and report.
     }
     return egress;
   }
-
-  /**
-   * A page behind an anti-bot wall is fetched again from another proxy of the choice while time
-   * allows, each proxy once: an engine that fails over past a dead proxy may land on one that
-   * walled the request already, and that is the end of the tries (423), not a loop to the deadline.
-   */
-  private async fetchPastWalls(req: ScrapeRequest, egress: EgressContext, cancelled: AbortSignal | undefined): Promise<FetchedPage> {
-    const walledBy = new Set<string>();
-    for (;;) {
-      if (cancelled?.aborted) throw new ClientCancelledError();
-      const started = process.hrtime.bigint();
-      const fetched = (outcome: 'ok' | 'wall' | 'error') => this.deps.metrics.fetched(engineOf(req), req.proxyType, outcome, secondsSince(started));
-      const page = await this.engineFetch(req, egress, cancelled).catch((err: unknown) => {
-        fetched('error');
-        throw err;
-      });
-      const verdict = this.deps.walls.detect({ status: page.status, headers: page.headers, body: page.body.toString('latin1', 0, BODY_SCAN_LIMIT) });
-      fetched(verdict ? 'wall' : 'ok');
-      if (!verdict) return page;
-      this.deps.metrics.wall(verdict.vendor);
-      const proxy = egress.route.current;
-      this.deps.logger.info({ vendor: verdict.vendor, wall: verdict.wall, proxy: proxy?.label }, 'anti-bot wall');
-      const again = proxy !== undefined && walledBy.has(proxy.id);
-      if (proxy) walledBy.add(proxy.id);
-      if (again || egress.deadline.expired || !egress.route.rotate()) throw new AntiBotDetectedError(verdict.vendor, verdict.wall);
-    }
-  }
-
-  private engineFetch(req: ScrapeRequest, egress: EgressContext, cancelled: AbortSignal | undefined): Promise<FetchedPage> {
-    return this.deps.engines.get(engineOf(req)).fetch({
-      cancelled,
-      url: req.url,
-      method: req.method,
-      headers: req.headers,
-      body: req.body,
-      cookies: req.cookies,
-      deadline: egress.deadline,
-      egress,
-      returnPageSource: req.returnPageSource,
-      jsSnippet: req.jsSnippet,
-      waitForSelector: req.waitForSelector,
-      blockResources: req.blockResources,
-      collectExtras: req.collectExtras,
-      wantsText: req.wantsText,
-      wantsCookies: req.wantsCookies,
-      capture: req.capture,
-    });
-  }
 }
-
-/** The HTTP status a failure is answered with, for the ledger (the edge decides it the same way). */
-function statusOf(err: unknown): number {
-  return toApiError(err, inQuery, 0)?.status ?? 500;
-}
-
-/** Why a request failed, in the ledger's words: what the service says of it, never a bug's insides (which may hold anything). */
-function failureOf(err: unknown): string {
-  const known =
-    err instanceof EngineError || err instanceof InvalidValueError || err instanceof BillingRefusal || err instanceof ApiError ||
-    err instanceof ExtractRulesError || err instanceof HtmlWorkError || err instanceof ClientCancelledError;
-  return (known ? err.message : 'a failure inside the service').slice(0, 200);
-}
-
-function secondsSince(started: bigint): number {
-  return Number(process.hrtime.bigint() - started) / 1e9;
-}
-
-function engineOf(req: ScrapeRequest): EngineName {
-  return req.browser ? 'browser' : 'plain';
-}
-
-/**
- * The work, unless the server's shutdown grace ends first or the caller goes: then the request
- * fails at once (its credits are refunded and its slot released by the caller). The engine
- * stops on its own when its caller is gone (FetchSpec.cancelled); at shutdown its work is cut
- * when the engines close.
- */
-function untilAborted<T>(work: Promise<T>, stopping: AbortSignal, cancelled: AbortSignal | undefined): Promise<T> {
-  if (stopping.aborted) return Promise.reject(new ShuttingDownError());
-  if (cancelled?.aborted) return Promise.reject(new ClientCancelledError());
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(new ShuttingDownError());
-    const gone = () => reject(new ClientCancelledError());
-    stopping.addEventListener('abort', stop, { once: true });
-    cancelled?.addEventListener('abort', gone, { once: true });
-    work.then(resolve, reject).finally(() => {
-      stopping.removeEventListener('abort', stop);
-      cancelled?.removeEventListener('abort', gone);
-    });
-  });
-}
-

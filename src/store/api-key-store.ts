@@ -1,28 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { addMonths } from '../billing/billing-period.js';
-import { hashApiKey } from '../billing/billing.js';
 import type { KeyAccount } from '../billing/billing-store.js';
-import { normalizeIpEntries } from '../net/ip-allow-list.js';
-import { allowedIpsColumn, keyAccountOf, type KeyRow } from './key-row.js';
+import { normalizeIpEntries } from '../ip/ip-range.js';
+import { allowedIpsColumn, keyAccountOf, type KeyRow } from '../accounts/key-row.js';
+import type { NewKey } from '../accounts/account-ports.js';
+import { newSecret } from '../accounts/key-secret.js';
+import { hashApiKey } from '../billing/billing.js';
 
-export interface NewKey {
-  planName: string;
-  credits: number;
-  maxConcurrency: number | null;
-  label?: string;
-  /** Addresses and CIDR ranges the key may be used from (any spelling; stored normalized); empty or absent: anywhere. */
-  allowedIps?: readonly string[];
-}
-
-const KEY_PREFIX = 'sg_';
-const DISPLAY_PREFIX_LENGTH = 10;
-
-/** A new secret (192 bits), the SHA-256 it is stored as, and the prefix it is shown by. */
-export function newSecret(): { key: string; hash: string; prefix: string } {
-  const key = KEY_PREFIX + randomBytes(24).toString('base64url');
-  return { key, hash: hashApiKey(key), prefix: key.slice(0, DISPLAY_PREFIX_LENGTH) };
-}
+export type { NewKey } from '../accounts/account-ports.js';
 
 /** Keys and their subscriptions. A key is stored only as its SHA-256; the key itself is shown once. */
 export class ApiKeyStore {

@@ -1,16 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from './database.js';
-
-export type SessionRole = 'admin' | 'key';
-
-export interface SessionRecord {
-  idHash: string;
-  role: SessionRole;
-  apiKeyId: number | null;
-  credentialHash: string;
-  createdAt: number;
-  expiresAt: number;
-}
+import type { SessionRecord, SessionRole, SessionStorePort } from '../dashboard/dashboard-ports.js';
 
 interface SessionRow {
   id_hash: string;
@@ -24,7 +14,7 @@ interface SessionRow {
 const BATCH = 500;
 
 /** The dashboard's sessions, shared by every instance. */
-export class DashboardSessionsSql {
+export class DashboardSessionsSql implements SessionStorePort {
   private readonly knex: Knex;
 
   constructor(db: Database) {

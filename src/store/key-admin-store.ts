@@ -1,38 +1,40 @@
 import type { Knex } from 'knex';
+import type { ChangeOutcome, Decide, KeyFilter, KeyStorePort, NewKey } from '../accounts/account-ports.js';
+import type { AuditEntry } from '../accounts/audit-entry.js';
+import type { KeyRow } from '../accounts/key-row.js';
+import { ApiKeyStore } from './api-key-store.js';
 import type { Database } from './database.js';
-import { recordAudit, type AuditEntry } from './audit-log.js';
-import type { KeyRow } from './key-row.js';
-
-export interface KeyFilter {
-  plan?: string;
-  /** A label containing it, or a display prefix starting with it. */
-  q?: string;
-  revoked?: boolean;
-  limit: number;
-  /** The previous page's last id: keys come newest first. */
-  beforeId?: number;
-}
-
-/** The columns an admin change may set. */
-export type KeyColumns = Partial<Pick<KeyRow, 'label' | 'plan_name' | 'credits_total' | 'credits_remaining' | 'max_concurrency' | 'allowed_ips' | 'key_hash' | 'key_prefix' | 'previous_key_hash' | 'previous_key_expires_at' | 'revoked_at'>>;
-
-/** A change decided on the row as it stands (locked), with the audit entry that records it; undefined: nothing to change. */
-export type Decide<T> = (row: KeyRow) => { set: KeyColumns; audit: Omit<AuditEntry, 'apiKeyId'>; result: T } | undefined;
+import { recordAudit } from './audit-log.js';
 
 /** LIKE's own characters in a user's text match only themselves ('!' escapes: a backslash means different things to MySQL and SQLite). */
 function likeEscaped(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
-/** The SQL of the admin API's key operations: reads, and changes made together with their audit entries. */
-export class KeyAdminStore {
+/** The SQL of the account rules' key operations: reads, and changes made together with their audit entries. */
+export class KeyAdminStore implements KeyStorePort {
   private readonly knex: Knex;
+  private readonly keys: ApiKeyStore;
 
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,
   ) {
     this.knex = db.knex;
+    this.keys = new ApiKeyStore(db.knex, now);
+  }
+
+  async create(spec: NewKey, audit: (row: KeyRow) => AuditEntry): Promise<{ key: string; row: KeyRow }> {
+    let created: KeyRow | undefined;
+    const { key } = await this.keys.create(spec, async (trx, row) => {
+      created = row;
+      await recordAudit(trx, audit(row), this.now());
+    });
+    return { key, row: created! };
+  }
+
+  idOf(keyOrPrefix: string): Promise<number | undefined> {
+    return this.keys.idOf(keyOrPrefix);
   }
 
   async byId(id: number): Promise<KeyRow | undefined> {
@@ -57,7 +59,7 @@ export class KeyAdminStore {
    * changes, and writes the change and its audit entry in one transaction. `missing` when no key
    * has this id; `unchanged` with the row when `decide` changes nothing.
    */
-  async change<T>(id: number, decide: Decide<T>): Promise<{ outcome: 'changed'; row: KeyRow; result: T } | { outcome: 'unchanged'; row: KeyRow } | { outcome: 'missing' }> {
+  async change<T>(id: number, decide: Decide<T>): Promise<ChangeOutcome<T>> {
     return this.knex.transaction(async (trx) => {
       const read = trx<KeyRow>('api_keys').where({ id });
       const row = (await (this.db.dialect === 'mysql' ? read.forUpdate() : read).first()) as KeyRow | undefined;

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import type { Database } from './database.js';
+import type { OperatorAddressesPort } from '../accounts/account-ports.js';
 
 const BATCH = 500;
 
 /** Client addresses the admin token was accepted from, and when last; shared by every instance. */
-export class OperatorAddressesSql {
+export class OperatorAddressesSql implements OperatorAddressesPort {
   private readonly knex: Knex;
 
   constructor(db: Database) {

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import type { Database } from './database.js';
+import type { SignInFailuresPort } from '../accounts/account-ports.js';
 
 const BATCH = 500;
 
 /** Failed sign-ins (dashboard and admin API) per client, shared by every instance. */
-export class SignInFailuresSql {
+export class SignInFailuresSql implements SignInFailuresPort {
   private readonly knex: Knex;
 
   constructor(db: Database) {

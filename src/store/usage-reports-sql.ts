@@ -2,50 +2,12 @@ import type { Knex } from 'knex';
 import type { Database } from './database.js';
 import { dayBounds, LEDGER_TOTALS } from './billing/ledger-books-sql.js';
 import { UsageRefusalsSql } from './usage-refusals-sql.js';
+import type { AccountHistoryPort, DayTotals, LedgerRecord } from '../accounts/account-ports.js';
+import type { AuditRecord } from '../accounts/audit-entry.js';
+import { auditPage } from './audit-log.js';
 
 const DAY_MS = 86_400_000;
 
-/** One UTC day of one key, as usage_daily keeps it. */
-export interface DayTotals {
-  day: string;
-  requests: number;
-  /** Refusals (not in the ledger, nor in `requests`): 403, 409, 429. */
-  refused: number;
-  charged: number;
-  refunded: number;
-  status200: number;
-  status403: number;
-  status404: number;
-  status409: number;
-  status422: number;
-  status423: number;
-  status5xx: number;
-  statusOther: number;
-  enginePlain: number;
-  engineBrowser: number;
-  credits: number;
-  durationMsTotal: number;
-  durationMsP95: number;
-}
-
-/** One row of the request ledger. */
-export interface LedgerRecord {
-  id: number;
-  requestId: string;
-  startedAt: number;
-  endedAt: number | null;
-  operation: string;
-  engine: string;
-  proxyType: string;
-  proxyCountry: string | null;
-  targetHost: string;
-  outcome: string;
-  status: number | null;
-  pageStatus: number | null;
-  cost: number;
-  durationMs: number | null;
-  failure: string | null;
-}
 
 type Row = Record<string, number | string | null>;
 const n = (v: unknown) => Number(v ?? 0);
@@ -63,7 +25,7 @@ function totalsOf(day: string, r: Row, p95: number): DayTotals {
  * Per-key reports over the ledger: daily totals (usage_daily for the days totalled for good, the
  * ledger itself for the days since, so today is exact) and the ledger's rows, newest first.
  */
-export class UsageReportsSql {
+export class UsageReportsSql implements AccountHistoryPort {
   private readonly knex: Knex;
   private readonly refusals: UsageRefusalsSql;
 
@@ -148,5 +110,10 @@ export class UsageReportsSql {
       pageStatus: r.page_status === null ? null : n(r.page_status), cost: n(r.cost), durationMs: r.duration_ms === null ? null : n(r.duration_ms),
       failure: r.failure === null ? null : String(r.failure),
     }));
+  }
+
+  /** The audit log, newest first, a page at a time. */
+  audit(filter: { apiKeyId?: number; limit: number; beforeId?: number }): Promise<AuditRecord[]> {
+    return auditPage(this.knex, filter);
   }
 }

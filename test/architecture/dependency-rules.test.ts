@@ -29,7 +29,7 @@ describe('dependency rules (.dependency-cruiser.cjs)', function () {
 
   it('fail a deliberate wrong-way import and a deliberate cycle', async () => {
     const found = await violations(fileURLToPath(new URL('../fixtures/wrong-way/', import.meta.url)));
-    expect(found).to.include('egress-below-fetchers: src/egress/way-out.ts → src/fetchers/engine.ts');
+    expect(found).to.include('egress-below-engines: src/egress/way-out.ts → src/engines/engine.ts');
     expect(found.some((v) => v.startsWith('no-circular: src/time/'))).to.equal(true);
   });
 });

@@ -5,8 +5,8 @@ import { addMonths } from '../../src/billing/billing-period.js';
 import type { BillingStore, KeyAccount } from '../../src/billing/billing-store.js';
 import { DeferredWrites } from '../../src/billing/deferred-writes.js';
 import { Reconciler } from '../../src/billing/reconciler.js';
-import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../../src/errors/billing-refusals.js';
-import { ChargeNotRecordedError } from '../../src/errors/charge-not-recorded-error.js';
+import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../../src/billing/billing-refusals.js';
+import { ChargeNotRecordedError } from '../../src/billing/charge-not-recorded-error.js';
 import { migrate, openDatabase, type Database } from '../../src/store/database.js';
 import { SqlBillingStore } from '../../src/store/billing/sql-billing-store.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -110,12 +110,12 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
     it('takes the credits before the request, keeps them on charge and gives them back on refund, once', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 100 }, T0);
       const b = billing();
-      const charged = await b.reserve(key, plain(30), FACTS, deadline());
+      const charged = await b.reserve(hashApiKey(key), plain(30), FACTS, deadline());
       expect((await harness.read(id)).creditsRemaining).to.equal(70);
       await charged.charge(OK);
       expect((await harness.read(id)).creditsRemaining).to.equal(70);
       expect(await refused(charged.refund(FAILED, false))).to.be.instanceOf(Error);
-      const refunded = await b.reserve(key, plain(30), FACTS, deadline());
+      const refunded = await b.reserve(hashApiKey(key), plain(30), FACTS, deadline());
       await refunded.refund(FAILED, false);
       expect((await harness.read(id)).creditsRemaining).to.equal(70);
     });
@@ -124,10 +124,10 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
       const { key, id } = await harness.addKey({ creditsTotal: 10 }, T0);
       const revoked = await harness.addKey({ creditsTotal: 10, revokedAt: T0 }, T0);
       const b = billing();
-      expect(await refused(b.reserve(secret(), plain(1), FACTS, deadline()))).to.be.instanceOf(InvalidKeyError);
-      expect(await refused(b.reserve(revoked.key, plain(1), FACTS, deadline()))).to.be.instanceOf(InvalidKeyError);
-      expect(await refused(b.account(revoked.key))).to.be.instanceOf(InvalidKeyError);
-      const short = await refused(b.reserve(key, plain(11), FACTS, deadline()));
+      expect(await refused(b.reserve(hashApiKey(secret()), plain(1), FACTS, deadline()))).to.be.instanceOf(InvalidKeyError);
+      expect(await refused(b.reserve(hashApiKey(revoked.key), plain(1), FACTS, deadline()))).to.be.instanceOf(InvalidKeyError);
+      expect(await refused(b.accountByHash(hashApiKey(revoked.key)))).to.be.instanceOf(InvalidKeyError);
+      const short = await refused(b.reserve(hashApiKey(key), plain(11), FACTS, deadline()));
       expect(short).to.be.instanceOf(InsufficientCreditsError);
       expect((short as Error).message).to.equal(`Not enough credits: this request costs 11 and 10 remain until ${new Date(addMonths(T0, 1)).toISOString()}.`);
       expect((await harness.read(id)).creditsRemaining).to.equal(10);
@@ -136,18 +136,18 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
     it('rolls an ended period over with a full balance (no rollover of credits), once, on use', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 100, creditsRemaining: 5 }, T0);
       now = addMonths(addMonths(T0, 1), 1) + 1_000; // two periods later
-      const account = await billing().account(key);
+      const account = await billing().accountByHash(hashApiKey(key));
       expect(account).to.include({ creditsRemaining: 100, periodStart: addMonths(addMonths(T0, 1), 1), periodEnd: addMonths(T0, 3) });
-      await (await billing().reserve(key, plain(1), FACTS, deadline())).charge(OK);
+      await (await billing().reserve(hashApiKey(key), plain(1), FACTS, deadline())).charge(OK);
       expect((await harness.read(id)).creditsRemaining).to.equal(99);
     });
 
     it('gives a refund back only into the period it was taken from, and never above the total', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 50 }, T0);
       const b = billing();
-      const before = await b.reserve(key, plain(20), FACTS, deadline());
+      const before = await b.reserve(hashApiKey(key), plain(20), FACTS, deadline());
       now = addMonths(T0, 1) + 1;
-      await (await b.reserve(key, plain(1), FACTS, deadline())).charge(OK); // the period rolls over: 50 - 1
+      await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline())).charge(OK); // the period rolls over: 50 - 1
       await before.refund(FAILED, false);
       expect((await harness.read(id)).creditsRemaining).to.equal(49);
     });
@@ -155,19 +155,19 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
     it('holds a capped plan to its slots (409 past them), frees a slot on charge, refund and refusal, and lets an expired one be taken over', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 100, maxConcurrency: 2 }, T0);
       const b = billing();
-      const first = await b.reserve(key, plain(1), FACTS, deadline());
-      const second = await b.reserve(key, plain(1), FACTS, deadline());
-      const third = await refused(b.reserve(key, plain(1), FACTS, deadline()));
+      const first = await b.reserve(hashApiKey(key), plain(1), FACTS, deadline());
+      const second = await b.reserve(hashApiKey(key), plain(1), FACTS, deadline());
+      const third = await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline()));
       expect(third).to.be.instanceOf(ConcurrencyLimitError);
       expect((third as Error).message).to.equal('Concurrent request limit of your plan (2) reached. Wait for a request to finish or upgrade the plan.');
       await first.charge(OK);
-      await (await b.reserve(key, plain(1), FACTS, deadline())).refund(FAILED, false);
-      expect(await refused(b.reserve(key, plain(1000), FACTS, deadline()))).to.be.instanceOf(InsufficientCreditsError);
+      await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline())).refund(FAILED, false);
+      expect(await refused(b.reserve(hashApiKey(key), plain(1000), FACTS, deadline()))).to.be.instanceOf(InsufficientCreditsError);
       // Still one slot free: the refusal gave its slot back.
-      const again = await b.reserve(key, plain(1), FACTS, deadline());
+      const again = await b.reserve(hashApiKey(key), plain(1), FACTS, deadline());
       // A server that died holding a slot: it expires on its own after the deadline and the grace.
       now += 5_000 + 1_000 + 1;
-      await (await b.reserve(key, plain(1), FACTS, deadline())).charge(OK);
+      await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline())).charge(OK);
       await second.charge(OK);
       await again.charge(OK);
       expect((await harness.read(id)).creditsRemaining).to.equal(96);
@@ -178,64 +178,64 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         now = T0;
         const { key } = await harness.addKey(spec, T0);
         const b = billing(3);
-        for (let i = 0; i < 3; i++) await (await b.reserve(key, browser(), FACTS, deadline())).refund(FAILED, true);
+        for (let i = 0; i < 3; i++) await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).refund(FAILED, true);
         now += 60_000;
-        const past = await refused(b.reserve(key, browser(), FACTS, deadline()));
+        const past = await refused(b.reserve(hashApiKey(key), browser(), FACTS, deadline()));
         expect(past).to.be.instanceOf(BrowserBudgetExceededError);
         expect((past as BrowserBudgetExceededError).retryAfterSeconds).to.equal(3_540);
-        await (await b.reserve(key, plain(1), FACTS, deadline())).charge(OK);
+        await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline())).charge(OK);
         // Successes buy room: failures may be up to half of the browser requests.
         now = T0 + HOUR;
-        for (let i = 0; i < 5; i++) await (await b.reserve(key, browser(), FACTS, deadline())).charge(OK);
-        for (let i = 0; i < 4; i++) await (await b.reserve(key, browser(), FACTS, deadline())).refund(FAILED, true);
-        expect(await refused(b.reserve(key, browser(), FACTS, deadline())), '4 failures of 9').to.equal(undefined);
+        for (let i = 0; i < 5; i++) await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).charge(OK);
+        for (let i = 0; i < 4; i++) await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).refund(FAILED, true);
+        expect(await refused(b.reserve(hashApiKey(key), browser(), FACTS, deadline())), '4 failures of 9').to.equal(undefined);
       }
     });
 
     it('refuses a restricted key from any other address (403) before it tells or takes anything, and reserves it from an allowed one', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 10, allowedIps: ['127.0.0.2/32', '2001:db8::/32'] }, T0);
       const b = billing();
-      const outside = await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1'));
+      const outside = await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.1'));
       expect(outside).to.be.instanceOf(IpRestrictedError);
       expect((outside as Error).message).to.equal('An IP restriction applies to this API key: requests from this address (127.0.0.1) are not allowed.');
-      expect(await refused(b.reserve(key, plain(1), FACTS, deadline())), 'an unknown caller').to.be.instanceOf(IpRestrictedError);
-      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '::1'))).to.be.instanceOf(IpRestrictedError);
-      expect(await refused(b.reserve(key, plain(11), FACTS, deadline(), '127.0.0.1')), 'not a word of its balance').to.be.instanceOf(IpRestrictedError);
-      expect(await refused(b.account(key, '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
-      expect(await refused(b.account(key))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline())), 'an unknown caller').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '::1'))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(hashApiKey(key), plain(11), FACTS, deadline(), '127.0.0.1')), 'not a word of its balance').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.accountByHash(hashApiKey(key), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.accountByHash(hashApiKey(key)))).to.be.instanceOf(IpRestrictedError);
       expect((await harness.read(id)).creditsRemaining).to.equal(10);
-      for (const from of ['127.0.0.2', '::ffff:127.0.0.2', '2001:db8::7']) await (await b.reserve(key, plain(1), FACTS, deadline(), from)).charge(OK);
-      expect(await b.account(key, '127.0.0.2')).to.deep.include({ creditsRemaining: 7, allowedIps: ['127.0.0.2/32', '2001:db8::/32'] });
-      expect(await refused(b.reserve(key, plain(8), FACTS, deadline(), '127.0.0.2')), 'from inside, the usual refusals').to.be.instanceOf(InsufficientCreditsError);
+      for (const from of ['127.0.0.2', '::ffff:127.0.0.2', '2001:db8::7']) await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), from)).charge(OK);
+      expect(await b.accountByHash(hashApiKey(key), '127.0.0.2')).to.deep.include({ creditsRemaining: 7, allowedIps: ['127.0.0.2/32', '2001:db8::/32'] });
+      expect(await refused(b.reserve(hashApiKey(key), plain(8), FACTS, deadline(), '127.0.0.2')), 'from inside, the usual refusals').to.be.instanceOf(InsufficientCreditsError);
       const revoked = await harness.addKey({ creditsTotal: 10, allowedIps: ['127.0.0.2/32'], revokedAt: T0 }, T0);
-      expect(await refused(b.reserve(revoked.key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(InvalidKeyError);
+      expect(await refused(b.reserve(hashApiKey(revoked.key), plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(InvalidKeyError);
     });
 
     it('judges a restricted capped key\'s caller before its slots: a refused caller never meets nor holds one', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1, allowedIps: ['127.0.0.2/32'] }, T0);
       const b = billing();
-      const holding = await b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2');
-      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1')), 'not a 409: the slot is not its business').to.be.instanceOf(IpRestrictedError);
-      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2'))).to.be.instanceOf(ConcurrencyLimitError);
+      const holding = await b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.2');
+      expect(await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.1')), 'not a 409: the slot is not its business').to.be.instanceOf(IpRestrictedError);
+      expect(await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.2'))).to.be.instanceOf(ConcurrencyLimitError);
       await holding.charge(OK);
-      expect(await refused(b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
-      await (await b.reserve(key, plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
+      expect(await refused(b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+      await (await b.reserve(hashApiKey(key), plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
       expect((await harness.read(id)).creditsRemaining).to.equal(98);
     });
 
     it('leaves a restricted key\'s ended period alone for a refused caller; an allowed one rolls it over', async () => {
       const { key, id } = await harness.addKey({ creditsTotal: 100, creditsRemaining: 5, allowedIps: ['127.0.0.2/32'] }, T0);
       now = addMonths(T0, 1) + 1_000;
-      expect(await refused(billing().account(key, '127.0.0.3'))).to.be.instanceOf(IpRestrictedError);
+      expect(await refused(billing().accountByHash(hashApiKey(key), '127.0.0.3'))).to.be.instanceOf(IpRestrictedError);
       expect(await harness.read(id)).to.include({ periodStart: T0, creditsRemaining: 5 });
-      expect(await billing().account(key, '127.0.0.2')).to.include({ periodStart: addMonths(T0, 1), creditsRemaining: 100 });
+      expect(await billing().accountByHash(hashApiKey(key), '127.0.0.2')).to.include({ periodStart: addMonths(T0, 1), creditsRemaining: 100 });
     });
 
     it('a budget of 0 never refuses', async () => {
       const { key } = await harness.addKey({ creditsTotal: 1000 }, T0);
       const b = billing(0);
-      for (let i = 0; i < 5; i++) await (await b.reserve(key, browser(), FACTS, deadline())).refund(FAILED, true);
-      await (await b.reserve(key, browser(), FACTS, deadline())).charge(OK);
+      for (let i = 0; i < 5; i++) await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).refund(FAILED, true);
+      await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).charge(OK);
     });
 
     if (harness.name === 'in memory') {
@@ -243,11 +243,11 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         const fake = harness.store() as FakeBillingStore;
         const { key } = await harness.addKey({ creditsTotal: 100 }, T0);
         fake.calls = [];
-        await (await billing().reserve(key, plain(1), FACTS, deadline())).charge(OK);
+        await (await billing().reserve(hashApiKey(key), plain(1), FACTS, deadline())).charge(OK);
         expect(fake.calls).to.deep.equal(['reserveByHash', 'charge']);
         const capped = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1 }, T0);
         fake.calls = [];
-        await (await billing().reserve(capped.key, plain(1), FACTS, deadline())).charge(OK);
+        await (await billing().reserve(hashApiKey(capped.key), plain(1), FACTS, deadline())).charge(OK);
         expect(fake.calls).to.deep.equal(['reserveByHash', 'findKey', 'takeSlot', 'reserveById', 'charge', 'releaseSlot']);
       });
 
@@ -255,12 +255,12 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         const fake = harness.store() as FakeBillingStore;
         const restricted = await harness.addKey({ creditsTotal: 100, allowedIps: ['127.0.0.2/32'] }, T0);
         fake.calls = [];
-        await (await billing().reserve(restricted.key, plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
+        await (await billing().reserve(hashApiKey(restricted.key), plain(1), FACTS, deadline(), '127.0.0.2')).charge(OK);
         expect(fake.calls).to.deep.equal(['reserveByHash', 'findKey', 'reserveById', 'charge']);
         const capped = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1, allowedIps: ['127.0.0.2/32'] }, T0);
         fake.calls = [];
         const rows = fake.ledger.size;
-        expect(await refused(billing().reserve(capped.key, plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
+        expect(await refused(billing().reserve(hashApiKey(capped.key), plain(1), FACTS, deadline(), '127.0.0.1'))).to.be.instanceOf(IpRestrictedError);
         expect(fake.calls, 'no slot, no debit').to.deep.equal(['reserveByHash', 'findKey']);
         expect(fake.ledger.size, 'no ledger row').to.equal(rows);
       });
@@ -269,7 +269,7 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
         const fake = harness.store() as FakeBillingStore;
         const { key, id } = await harness.addKey({ creditsTotal: 100, maxConcurrency: 1 }, T0);
         const b = billing();
-        const reservation = await b.reserve(key, plain(10), FACTS, deadline());
+        const reservation = await b.reserve(hashApiKey(key), plain(10), FACTS, deadline());
         fake.down = true;
         await reservation.refund(FAILED, false);
         expect(fake.keys.get(id)?.creditsRemaining).to.equal(90);
@@ -297,7 +297,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
   });
 
   it('an answer lost after the charge landed: the row is asked, and the 200 stands', async () => {
-    const r = await realBilling().reserve(key, debit(), FACTS, deadline(5_000));
+    const r = await realBilling().reserve(hashApiKey(key), debit(), FACTS, deadline(5_000));
     fake.loseAnswers = true;
     const done = r.charge(OK);
     setTimeout(() => (fake.loseAnswers = false), 50);
@@ -306,7 +306,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
   });
 
   it('a database away for a moment: the charge is tried again within its window', async () => {
-    const r = await realBilling().reserve(key, debit(), FACTS, deadline(5_000));
+    const r = await realBilling().reserve(hashApiKey(key), debit(), FACTS, deadline(5_000));
     fake.down = true;
     setTimeout(() => (fake.down = false), 300);
     await r.charge(OK);
@@ -314,7 +314,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
   });
 
   it('a database away past the window: not charged, the row left to reconciliation, and the request is refunded', async () => {
-    const r = await realBilling().reserve(key, debit(), FACTS, deadline(1_000));
+    const r = await realBilling().reserve(hashApiKey(key), debit(), FACTS, deadline(1_000));
     fake.down = true;
     const started = Date.now();
     const err = await r.charge(OK).catch((e: unknown) => e);
@@ -330,7 +330,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
   });
 
   it('a charge that landed with its answer lost, then the database away: the outcome is unknown, and said so', async () => {
-    const r = await realBilling().reserve(key, debit(), FACTS, deadline(1_000));
+    const r = await realBilling().reserve(hashApiKey(key), debit(), FACTS, deadline(1_000));
     fake.loseAnswers = true;
     const done = r.charge(OK).catch((e: unknown) => e);
     // The first attempt has landed and lost its answer by now; every later call meets an unreachable database.
@@ -345,8 +345,8 @@ describe('Billing: a charge is durable before the 200, or never lands', function
 
   it('reconciliation refunds what nobody settled, once, whichever instances run it, and never what can still be charged', async () => {
     const b = realBilling();
-    const cut = await b.reserve(key, debit(), FACTS, deadline(1_000)); // its instance was killed: never settled
-    const running = await b.reserve(key, debit(), FACTS, deadline(60_000));
+    const cut = await b.reserve(hashApiKey(key), debit(), FACTS, deadline(1_000)); // its instance was killed: never settled
+    const running = await b.reserve(hashApiKey(key), debit(), FACTS, deadline(60_000));
     expect(fake.keys.get(1)?.creditsRemaining).to.equal(80);
     const reconcilers = [1, 2].map(() => new Reconciler({ store: fake, books: fake, marginMs: 500, intervalMs: 60_000 }));
     expect(await reconcilers[0].reconcileOnce(), 'too early: the limit has not passed').to.equal(0);
@@ -361,7 +361,7 @@ describe('Billing: a charge is durable before the 200, or never lands', function
 
   it('a refund of a request whose period closed meanwhile goes back to that period, and the books balance', async () => {
     const b = realBilling();
-    const old = await b.reserve(key, debit(), FACTS, deadline(5_000));
+    const old = await b.reserve(hashApiKey(key), debit(), FACTS, deadline(5_000));
     const k = fake.keys.get(1)!;
     await fake.rollPeriod(k.id, k.periodEnd, { start: k.periodEnd, end: k.periodEnd + HOUR });
     await old.refund(FAILED, false);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeferredWrites } from '../../src/billing/deferred-writes.js';
 import { eventually } from '../helpers/eventually.js';
+import { StoreUnavailableError } from '../../src/billing/store-unavailable-error.js';
 
 describe('DeferredWrites', () => {
   it('defers a write that meets an unavailable database and retries it until it goes through', async () => {
@@ -10,7 +11,7 @@ describe('DeferredWrites', () => {
     let up = false;
     let applied = 0;
     const write = async () => {
-      if (!up) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', fatal: true });
+      if (!up) throw new StoreUnavailableError(false, { message: 'connect ECONNREFUSED' });
       applied++;
     };
     await writes.run('first', write);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { once } from 'node:events';
-import { TargetForbiddenError } from '../../src/errors/engine-errors.js';
+import { TargetForbiddenError } from '../../src/egress/fetch-errors.js';
 import { directEgress } from '../helpers/egress.js';
 import { TargetServer } from '../helpers/target-server.js';
 

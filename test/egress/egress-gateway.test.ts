@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import net from 'node:net';
-import { OwnPorts } from '../../src/target-policy/own-ports.js';
+import { OwnPorts } from '../../src/egress/target-policy/own-ports.js';
 import { EgressGateway } from '../../src/egress/egress-gateway.js';
 import { directEgress } from '../helpers/egress.js';
 import { HostileTarget, hostileCases } from '../helpers/hostile-target.js';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import pino from 'pino';
-import { EgressError } from '../../src/errors/engine-errors.js';
+import { EgressError } from '../../src/egress/fetch-errors.js';
 import { EgressContext } from '../../src/egress/egress-context.js';
-import { parseProxyCatalog } from '../../src/proxies/proxy-config.js';
-import { ProxyHealth } from '../../src/proxies/proxy-health.js';
-import { ProxyPool } from '../../src/proxies/proxy-pool.js';
+import { parseProxyCatalog } from '../../src/egress/proxies/proxy-config.js';
+import { ProxyHealth } from '../../src/egress/proxies/proxy-health.js';
+import { ProxyPool } from '../../src/egress/proxies/proxy-pool.js';
 import { Deadline } from '../../src/time/deadline.js';
 import { targetPolicy } from '../helpers/egress.js';
 import { TargetServer } from '../helpers/target-server.js';

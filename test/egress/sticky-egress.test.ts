@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { EgressContext } from '../../src/egress/egress-context.js';
-import { parseProxyCatalog } from '../../src/proxies/proxy-config.js';
-import { ProxyHealth } from '../../src/proxies/proxy-health.js';
-import { ProxyPool } from '../../src/proxies/proxy-pool.js';
-import { SessionPins } from '../../src/proxies/session-pins.js';
-import type { StickySession } from '../../src/proxies/sticky-session.js';
+import { parseProxyCatalog } from '../../src/egress/proxies/proxy-config.js';
+import { ProxyHealth } from '../../src/egress/proxies/proxy-health.js';
+import { ProxyPool } from '../../src/egress/proxies/proxy-pool.js';
+import { SessionPins } from '../../src/egress/proxies/session-pins.js';
+import type { StickySession } from '../../src/egress/proxies/sticky-session.js';
 import { Deadline } from '../../src/time/deadline.js';
 import { targetPolicy } from '../helpers/egress.js';
 import { TargetServer } from '../helpers/target-server.js';

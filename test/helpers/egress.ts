@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { AddressPolicy } from '../../src/target-policy/address-policy.js';
-import { OwnPorts } from '../../src/target-policy/own-ports.js';
-import { parseCidrList } from '../../src/config/cidr-list.js';
+import { AddressPolicy } from '../../src/egress/target-policy/address-policy.js';
+import { OwnPorts } from '../../src/egress/target-policy/own-ports.js';
+import { parseRangeList } from '../../src/ip/ip-range.js';
 import { EgressContext } from '../../src/egress/egress-context.js';
-import { EgressRoute } from '../../src/proxies/egress-route.js';
-import { TargetPolicy, type Lookup } from '../../src/target-policy/target-policy.js';
+import { EgressRoute } from '../../src/egress/proxies/egress-route.js';
+import { TargetPolicy, type Lookup } from '../../src/egress/target-policy/target-policy.js';
 import { Deadline } from '../../src/time/deadline.js';
 
 export interface PolicyOptions {
@@ -15,7 +15,7 @@ export interface PolicyOptions {
 }
 
 export function targetPolicy(o: PolicyOptions = {}): TargetPolicy {
-  const addresses = new AddressPolicy({ allowPrivate: o.allowPrivate ?? false, allowCidrs: parseCidrList(o.allowCidrs ?? ''), ownPorts: o.ownPorts ?? new OwnPorts() });
+  const addresses = new AddressPolicy({ allowPrivate: o.allowPrivate ?? false, allowCidrs: parseRangeList(o.allowCidrs ?? ''), ownPorts: o.ownPorts ?? new OwnPorts() });
   return new TargetPolicy(addresses, o.lookup);
 }
 

@@ -10,6 +10,7 @@ import type {
   LedgerOutcome,
   Settlement,
 } from '../../src/billing/billing-store.js';
+import { StoreUnavailableError } from '../../src/billing/store-unavailable-error.js';
 
 interface FakeKey extends KeyAccount {
   keyHash: string;
@@ -26,6 +27,9 @@ interface FakeRow {
   settleLimitMs: number;
   outcome: LedgerOutcome;
   settledBy?: string;
+  /** What the settlement recorded: the status answered, why it failed, whether it counted against the budget. */
+  settlement?: Settlement;
+  countedFailure?: boolean;
 }
 
 /**
@@ -82,24 +86,27 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
     return this.answer(() => this.reserve(key, debit, budget, entry));
   }
 
-  async charge(requestId: string, _s: Settlement, windowMs: number): Promise<boolean> {
+  async charge(requestId: string, settlement: Settlement, windowMs: number): Promise<boolean> {
     this.enter('charge');
     const row = this.ledger.get(requestId);
     if (!row || row.outcome !== 'reserved' || this.clock() - row.reservedAt >= Math.min(windowMs, row.settleLimitMs)) return false;
     return this.answer(() => {
       row.outcome = 'charged';
       row.settledBy = 'request';
+      row.settlement = settlement;
       return true;
     });
   }
 
-  async refund(requestId: string, _s: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean> {
+  async refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile'): Promise<boolean> {
     this.enter('refund');
     const row = this.ledger.get(requestId);
     if (!row || row.outcome !== 'reserved') return false;
     return this.answer(() => {
       row.outcome = 'refunded';
       row.settledBy = settledBy;
+      row.settlement = settlement;
+      row.countedFailure = countFailure;
       const key = this.keys.get(row.apiKeyId)!;
       if (key.periodEnd === row.periodEnd) {
         key.creditsRemaining += row.cost;
@@ -215,14 +222,15 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
   }
 
   private enter(call: string): void {
-    if (this.down) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', fatal: true });
+    // As the store's adapters answer for their drivers (store/driver-errors.ts): refused, so it never ran.
+    if (this.down) throw new StoreUnavailableError(false, { message: 'connect ECONNREFUSED' });
     this.calls.push(call);
   }
 
   /** The write lands; with `loseAnswers`, the caller hears only that the connection was lost. */
   private answer<T>(write: () => T): T {
     const result = write();
-    if (this.loseAnswers) throw Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+    if (this.loseAnswers) throw new StoreUnavailableError(true, { message: 'Connection lost: The server closed the connection.' });
     return result;
   }
 }

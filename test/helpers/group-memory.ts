@@ -1,10 +1,9 @@
-import { groupPssMb } from '../../src/fetchers/browser/driver-process.js';
+import { groupPssMb } from '../../src/engines/browser/driver-process.js';
 import type { ServerProcess } from './server-process.js';
 
-/** The process group of the server's newest browser session, from its 'browser session started' log line. */
+/** The process group of the server's newest browser session, from its pool's `started` event. */
 export function newestSessionGroup(server: ServerProcess): number {
-  const started = server.logs.filter((l) => l.msg === 'browser session started' && typeof l.processGroup === 'number');
-  const group = started.at(-1)?.processGroup;
+  const group = server.eventsNamed('pool.started').at(-1)?.processGroup;
   if (typeof group !== 'number') throw new Error('no browser session has started');
   return group;
 }

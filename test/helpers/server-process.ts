@@ -6,6 +6,12 @@ import { recordStartedGroup } from './started-processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** An event the server sent over its IPC channel (EVENTS_TO_PARENT): `pool.started`, `pool.retired`… */
+export interface ServerEvent {
+  event: string;
+  [key: string]: unknown;
+}
+
 export interface LogLine {
   msg?: string;
   level?: number;
@@ -15,6 +21,9 @@ export interface LogLine {
 /** The real server (`node --import tsx src/index.ts`) in its own process on a random port. */
 export class ServerProcess {
   readonly logs: LogLine[] = [];
+  /** Every event the server sent, in order (server/pool-listeners.ts). */
+  readonly events: ServerEvent[] = [];
+  private readonly eventWaiters = new Set<() => void>();
   readonly rawOutput: string[] = [];
   private child: ChildProcess | undefined;
   port = 0;
@@ -43,10 +52,15 @@ export class ServerProcess {
   async start(until: 'ready' | 'listening' = 'ready'): Promise<this> {
     const child = spawn(process.execPath, ['--import', 'tsx', ...this.preload.flatMap((p) => ['--import', p]), 'src/index.ts'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', EVENTS_TO_PARENT: 'true', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     this.child = child;
+    child.on('message', (message: ServerEvent) => {
+      this.events.push(message);
+      if (message.event === 'pool.started') recordStartedGroup(Number(message.processGroup));
+      for (const wake of this.eventWaiters) wake();
+    });
     let buffered = '';
     const listening = new Promise<void>((resolve, reject) => {
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -59,7 +73,6 @@ export class ServerProcess {
           try {
             const parsed = JSON.parse(line) as LogLine;
             this.logs.push(parsed);
-            if (parsed.msg === 'browser session started') recordStartedGroup(Number(parsed.processGroup));
             if (parsed.msg === 'listening') {
               this.port = Number(parsed.port);
               resolve();
@@ -88,6 +101,33 @@ export class ServerProcess {
       if (Date.now() - started > timeoutMs) throw new Error(`server not ready within ${timeoutMs} ms: ${said}`);
       await sleep(100);
     }
+  }
+
+  /** The events named `event` the server has sent so far. */
+  eventsNamed(event: string): ServerEvent[] {
+    return this.events.filter((e) => e.event === event);
+  }
+
+  /** Resolves once the server has sent `count` events named `event` (counting those already sent). */
+  waitForEvents(event: string, count: number, timeoutMs = 30_000): Promise<ServerEvent[]> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.eventsNamed(event);
+        if (found.length < count) return;
+        done();
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`the server sent ${this.eventsNamed(event).length} "${event}" events, not ${count}, within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.eventWaiters.delete(check);
+      };
+      this.eventWaiters.add(check);
+      check();
+    });
   }
 
   /** The first log line with this message, waiting for it to be written (logs are asynchronous). */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { OpenAPIBackend } from 'openapi-backend';
-import { withFormats } from '../../src/api/ajv-formats.js';
+import { withFormats } from '../../src/http/routing/ajv-formats.js';
 import { loadSpecAssets } from '../../src/http/spec-assets.js';
 
 /** The promises are kept, not the instances: concurrent first callers must all wait for init(). */

@@ -1,7 +1,7 @@
 import { Builder, logging, type WebDriver } from 'selenium-webdriver';
 import chrome from 'selenium-webdriver/chrome.js';
-import { chromiumOptions } from '../../src/fetchers/browser/chromium-options.js';
-import { locateChromedriver } from '../../src/fetchers/browser/driver-locator.js';
+import { chromiumOptions } from '../../src/engines/browser/chromium-options.js';
+import { locateChromedriver } from '../../src/engines/browser/driver-locator.js';
 
 /**
  * A person's Chromium, for tests that open the service's own pages (docs, dashboard, answers

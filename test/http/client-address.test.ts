@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { IpAllowList } from '../../src/net/ip-allow-list.js';
+import { IpAllowList } from '../../src/ip/ip-allow-list.js';
 import { NO_PROXIES, resolveClientAddress } from '../../src/http/client-address.js';
 
 describe('the client address', () => {

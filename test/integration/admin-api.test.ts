@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { promisify } from 'node:util';
-import { createAdminClient } from '../../src/admin-client/index.js';
+import { createAdminClient } from '../../src/client/admin/index.js';
 import { testDatabases } from '../helpers/databases.js';
 import { booksBalance } from '../helpers/ledger-checks.js';
 import { ServerProcess } from '../helpers/server-process.js';

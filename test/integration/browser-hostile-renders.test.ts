@@ -77,7 +77,7 @@ describe('hostile renders: capture bombs and pages that crash their renderer', f
 
   it('a page that crashes its renderer is its own failure: 404 saying so, uncharged, counted against the key\'s allowance; the session is replaced', async () => {
     const crash = `const s = 'a'.repeat(200 * 1024 * 1024); for (let i = 0; i < 20; i++) document.body.append(s + i);`;
-    const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired').length;
+    const retired = () => s.server.eventsNamed('pool.retired').length;
     const counted = async () => Number(/^scrapegate_uncharged_browser_failures_total (\d+)$/m.exec(await (await fetch(`${s.server.base}/metrics`)).text())?.[1] ?? 0);
     const [before, countedBefore, retiredBefore] = [await s.store.remaining(key), await counted(), retired()];
     const prober = new HealthProber(s.server.base, s.server.pid);

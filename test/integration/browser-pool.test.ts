@@ -3,13 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { addBrowserPages } from '../helpers/browser-pages.js';
 import { browsersIn, livingIn, sessionGroupsOf } from '../helpers/chromium-processes.js';
 import { testDatabases } from '../helpers/databases.js';
-import type { LogLine } from '../helpers/server-process.js';
+import type { ServerEvent } from '../helpers/server-process.js';
 import { useSuite, type Suite } from '../helpers/suite.js';
 import { eventually } from '../helpers/eventually.js';
 
 const database = testDatabases()[0];
-const retirements = (s: Suite, reason: RegExp): LogLine[] =>
-  s.server.logs.filter((l) => l.msg === 'browser session retired' && reason.test(String(l.reason)));
+/** The pool's retirements whose reason matches, as its events say (server/pool-listeners.ts). */
+const retirements = (s: Suite, reason: RegExp): ServerEvent[] => s.server.eventsNamed('pool.retired').filter((e) => reason.test(String(e.reason)));
 
 describe('browser pool: isolation between requests', function () {
   this.timeout(60_000);
@@ -102,8 +102,10 @@ describe('browser pool: failures', function () {
 
   it('abandons a hung page at the deadline, kills its session and replaces it, without holding up others', async () => {
     const other = await s.store.key();
+    const asked = s.target.requestsTo('/raw-source').length;
     const hung = render(other, '/raw-source', [['js_snippet', Buffer.from('for (;;) {}').toString('base64')], ['timeout', '5']]);
-    await sleep(1_000);
+    // The page has loaded and its script spins: the session is taken.
+    await eventually(() => s.target.requestsTo('/raw-source').length > asked, 5_000, 'the hung render loaded its page');
     const started = Date.now();
     const normal = await render(other, '/raw-source');
     expect(normal.status).to.equal(200);

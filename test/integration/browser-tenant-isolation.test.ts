@@ -104,7 +104,7 @@ describe('browser sessions shared by tenants, against hostile pages', function (
 
   for (const page of ['/spins-on-leave', '/spins-on-reset']) {
     it(`a page that keeps its renderer busy after it was read (${page}) costs at most its browser context, never the next tenant`, async () => {
-      const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired' && l.reason === 'reset failure').length;
+      const retired = () => s.server.eventsNamed('pool.retired').filter((e) => e.cause === 'reset').length;
       const before = retired();
       const spun = await render(first, s.target.url(page));
       expect(spun.status).to.equal(200);

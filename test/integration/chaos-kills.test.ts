@@ -174,7 +174,7 @@ for (const database of testDatabases()) {
 
 /** The processes (Chromium, chromedriver, watchdogs) of a killed server's sessions still alive after `withinMs`. */
 async function browsersOutlive(victim: ServerProcess, withinMs: number): Promise<string[]> {
-  const groups = victim.logs.filter((l) => l.msg === 'browser session started').map((l) => Number(l.processGroup));
+  const groups = victim.eventsNamed('pool.started').map((e) => Number(e.processGroup));
   const until = Date.now() + withinMs;
   while (membersOf(groups).length > 0 && Date.now() < until) await sleep(250);
   return membersOf(groups).map((p) => `${p.pid} ${p.args.slice(0, 80)}`);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../helpers/eventually.js';
 import { testDatabases } from '../helpers/databases.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
 import { ServerProcess } from '../helpers/server-process.js';
@@ -48,8 +49,10 @@ for (const database of testDatabases()) {
 
     it('lets a free plan run one request at a time: 409 beyond it, and the slot comes back', async () => {
       const key = await s.store.key({ planName: 'free', credits: 10_000, maxConcurrency: 1 });
+      const asked = s.target.requestsTo('/slow').length;
       const first = plain(key, '/slow?ms=1500');
-      await sleep(400);
+      // The first holds the slot once the target has it.
+      await eventually(() => s.target.requestsTo('/slow').length > asked, 5_000, 'the first request reached the target');
       const second = await plain(key, '/page');
       const body = await second.json();
       expect(second.status).to.equal(409);

@@ -1,15 +1,12 @@
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL } from '../../src/errors/charge-not-recorded-error.js';
-import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/errors/database-errors.js';
+import { CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL } from '../../src/billing/charge-not-recorded-error.js';
+import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/http/errors/to-api-error.js';
 import { eventually, waitUntil } from '../helpers/eventually.js';
 import { exchange } from '../helpers/exchange.js';
-import { TestStore } from '../helpers/keys.js';
 import { answersAgainstLedger, booksBalance, ledgerRows, uncertainCharges, unsettled } from '../helpers/ledger-checks.js';
-import { PrivateMariaDb } from '../helpers/private-mariadb.js';
-import { ServerProcess } from '../helpers/server-process.js';
-import { TargetServer } from '../helpers/target-server.js';
+import { useMariaDbFaults } from '../helpers/mariadb-faults.js';
 
 const TIMEOUT_S = 5;
 /** An answer may come this long after the request's deadline (the answer is made and sent). */
@@ -42,49 +39,17 @@ interface Answer {
  */
 describe('faults: the database killed mid-commit, and frozen (private MariaDB)', function () {
   this.timeout(150_000);
-  const mariadb = new PrivateMariaDb();
-  const target = new TargetServer();
-  let store: TestStore;
-  let server: ServerProcess;
-  const keys = { uncapped: '', capped: '' };
-  const initial = 1_000_000;
-
-  before(async function () {
-    if (!PrivateMariaDb.available()) this.skip();
-    await mariadb.start();
-    await target.start();
+  const f = useMariaDbFaults({
+    serverEnv: { LEASE_GRACE_SECONDS: String(LEASE_GRACE_S) },
     // A POST the target resets: a fast 404, refunded.
-    target.route('/reset', (req: IncomingMessage, _res: ServerResponse) => void setTimeout(() => req.socket.destroy(), 20));
-    store = await TestStore.open(mariadb.url);
-    keys.uncapped = await store.key({ credits: initial });
-    keys.capped = await store.key({ planName: 'startup', credits: initial, maxConcurrency: 8 });
-    server = await new ServerProcess({
-      DATABASE_URL: mariadb.url,
-      ALLOW_PRIVATE_TARGETS: 'true',
-      BROWSER_POOL_SIZE: '0',
-      RECONCILE_INTERVAL_SECONDS: '1',
-      RECONCILE_MARGIN_SECONDS: '1',
-      LEASE_GRACE_SECONDS: String(LEASE_GRACE_S),
-    }).start();
+    prepare: ({ target }) => target.route('/reset', (req: IncomingMessage, _res: ServerResponse) => void setTimeout(() => req.socket.destroy(), 20)),
   });
-
-  afterEach(function () {
-    if (this.currentTest?.state !== 'failed' || !server) return;
-    const lines = server.rawOutput.filter((l) => !l.startsWith('{') || /"level":(40|50|60)/.test(l));
-    console.log(`server ${server.pid}: its last warnings and errors:\n${lines.slice(-15).join('\n').slice(0, 6_000)}`);
-  });
-
-  after(async () => {
-    await server?.stop();
-    await store?.close();
-    await target.stop();
-    await mariadb.cleanup();
-  });
+  const { mariadb, target, keys, initial } = f;
 
   async function scrape(key: Answer['key'], ok: boolean): Promise<Answer> {
     const query = new URLSearchParams([['x-api-key', keys[key]], ['url', target.url(ok ? '/slow?ms=30' : '/reset')], ['browser', 'false'], ['timeout', String(TIMEOUT_S)]]);
     const started = Date.now();
-    const res = await exchange(`${server.base}/v2/general?${query}`, ok ? 'GET' : 'POST', ok ? undefined : 'x');
+    const res = await exchange(`${f.server.base}/v2/general?${query}`, ok ? 'GET' : 'POST', ok ? undefined : 'x');
     const detail = res.status === 200 ? undefined : (JSON.parse(res.text) as { detail: string }).detail;
     return { key, status: res.status, detail, cost: Number(res.headers.get('svc-credits-cost') ?? 0), requestId: res.headers.get('svc-request-id') ?? undefined, started, ended: Date.now() };
   }
@@ -122,7 +87,7 @@ describe('faults: the database killed mid-commit, and frozen (private MariaDB)',
   /** Every answer clean and in time; then, once all is settled, every credit where the answers say. */
   async function expectExact(answers: Answer[], failures: unknown[], spentBefore: Record<Answer['key'], number>): Promise<void> {
     expect(failures, 'requests that got no HTTP answer').to.deep.equal([]);
-    expect(server.logs.filter((l) => l.msg === 'unhandled error')).to.deep.equal([]);
+    expect(f.server.logs.filter((l) => l.msg === 'unhandled error')).to.deep.equal([]);
     for (const a of answers) {
       const seen = JSON.stringify(a);
       // 409: the capped key's slots, whose release met the failure, are held until they expire.
@@ -130,26 +95,26 @@ describe('faults: the database killed mid-commit, and frozen (private MariaDB)',
       if (a.status === 500) expect(a.detail, seen).to.be.oneOf([DATABASE_UNAVAILABLE_DETAIL, CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL]);
       expect(a.ended - a.started, `answered after its deadline: ${seen}`).to.be.below(TIMEOUT_S * 1_000 + ANSWER_SLACK_MS);
     }
-    await waitUntil(async () => (await unsettled(store).catch(() => 1)) === 0, 45_000);
-    expect(await unsettled(store), 'reservations never settled').to.equal(0);
-    const rows = await ledgerRows(store);
-    const uncertain = uncertainCharges(server.logs);
+    await waitUntil(async () => (await unsettled(f.store).catch(() => 1)) === 0, 45_000);
+    expect(await unsettled(f.store), 'reservations never settled').to.equal(0);
+    const rows = await ledgerRows(f.store);
+    const uncertain = uncertainCharges(f.server.logs);
     expect(answersAgainstLedger(answers, rows, uncertain), 'answers whose ledger row disagrees').to.deep.equal([]);
     for (const key of ['uncapped', 'capped'] as const) {
       const received = answers.filter((a) => a.key === key && a.status === 200).reduce((sum, a) => sum + a.cost, 0);
       const ids = new Set(answers.filter((a) => a.key === key && a.status === 500 && a.requestId !== undefined && uncertain.has(a.requestId)).map((a) => a.requestId));
       const landed = rows.filter((r) => ids.has(r.request_id) && r.outcome === 'charged').reduce((sum, r) => sum + r.cost, 0);
-      const spent = initial - (await store.remaining(keys[key])) - spentBefore[key];
+      const spent = initial - (await f.store.remaining(keys[key])) - spentBefore[key];
       expect(spent, `${key}: credits spent against the 200s its clients received`).to.equal(received + landed);
     }
     let leases = -1;
-    await waitUntil(async () => (leases = await store.leasesOf(keys.capped)) === 0, LEASE_EXPIRY_BOUND_MS);
+    await waitUntil(async () => (leases = await f.store.leasesOf(keys.capped)) === 0, LEASE_EXPIRY_BOUND_MS);
     expect(leases, 'concurrency slots left held').to.equal(0);
     expect(await booksBalance(mariadb.url)).to.equal(true);
     if (uncertain.size > 0) console.log(`      ${uncertain.size} charges left uncertain (answered 500)`);
   }
 
-  const spentNow = async () => ({ uncapped: initial - (await store.remaining(keys.uncapped)), capped: initial - (await store.remaining(keys.capped)) });
+  const spentNow = async () => ({ uncapped: initial - (await f.store.remaining(keys.uncapped)), capped: initial - (await f.store.remaining(keys.capped)) });
 
   it('SIGKILLed three times while debits and settlements commit: every answer in time, every credit exact', async () => {
     const before = await spentNow();

@@ -1,13 +1,10 @@
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL } from '../../src/errors/charge-not-recorded-error.js';
-import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/errors/database-errors.js';
+import { CHARGE_NOT_RECORDED_DETAIL, CHARGE_UNCERTAIN_DETAIL } from '../../src/billing/charge-not-recorded-error.js';
+import { DATABASE_UNAVAILABLE_DETAIL } from '../../src/http/errors/to-api-error.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
-import { TestStore } from '../helpers/keys.js';
-import { PrivateMariaDb } from '../helpers/private-mariadb.js';
-import { ServerProcess } from '../helpers/server-process.js';
-import { TargetServer } from '../helpers/target-server.js';
+import { useMariaDbFaults } from '../helpers/mariadb-faults.js';
 import { eventually, waitUntil } from '../helpers/eventually.js';
 import { exchange } from '../helpers/exchange.js';
 import { answersAgainstLedger, booksBalance, ledgerRows, uncertainCharges, unsettled } from '../helpers/ledger-checks.js';
@@ -37,58 +34,32 @@ interface Answer {
  */
 describe('faults: the database restarts under load (MariaDB stopped and started)', function () {
   this.timeout(150_000);
-  const mariadb = new PrivateMariaDb();
-  const target = new TargetServer();
-  let store: TestStore;
-  let server: ServerProcess;
-  const keys = { uncapped: '', capped: '' };
-  const initial = 1_000_000;
   /** Requests the target holds until the test lets them go: a page (200) or a reset (404). */
   const held: Array<{ req: IncomingMessage; res: ServerResponse }> = [];
   /** Answers already checked against the spec, by operation and status (once each is enough). */
   const specChecked = new Set<string>();
-
-  before(async function () {
-    if (!PrivateMariaDb.available()) this.skip();
-    await mariadb.start();
-    await target.start();
-    // A POST the target accepts, then resets after `ms`: a fast 404 (a POST is never sent twice), to be refunded.
-    target.route('/reset-after', (req: IncomingMessage, _res: ServerResponse) => {
-      const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? '100');
-      const timer = setTimeout(() => req.socket.destroy(), ms);
-      req.socket.once('close', () => clearTimeout(timer));
-    });
-    target.route('/held', (req, res) => void held.push({ req, res }));
-    store = await TestStore.open(mariadb.url);
-    keys.uncapped = await store.key({ credits: initial });
-    // A capped plan takes a concurrency slot per request: a slot left held would show.
-    keys.capped = await store.key({ planName: 'startup', credits: initial, maxConcurrency: 8 });
-    // Reconciliation every second, one second past a reservation's settle limit: what the outage
-    // left reserved is refunded within the test.
-    server = await new ServerProcess({ DATABASE_URL: mariadb.url, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', RECONCILE_INTERVAL_SECONDS: '1', RECONCILE_MARGIN_SECONDS: '1' }).start();
-    // Compile the spec's validators now: seconds of CPU on a loaded machine, during which this
-    // process (and the target in it) would not answer the requests under test.
-    await scrape('uncapped', 'fail', 0);
+  const f = useMariaDbFaults({
+    prepare: ({ target }) => {
+      // A POST the target accepts, then resets after `ms`: a fast 404 (a POST is never sent twice), to be refunded.
+      target.route('/reset-after', (req: IncomingMessage, _res: ServerResponse) => {
+        const ms = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('ms') ?? '100');
+        const timer = setTimeout(() => req.socket.destroy(), ms);
+        req.socket.once('close', () => clearTimeout(timer));
+      });
+      target.route('/held', (req, res) => void held.push({ req, res }));
+    },
   });
+  const { mariadb, target, keys, initial } = f;
 
-  afterEach(function () {
-    if (this.currentTest?.state !== 'failed' || !server) return;
-    const lines = server.rawOutput.filter((l) => !l.startsWith('{') || /"level":(40|50|60)/.test(l));
-    console.log(`server ${server.pid}: its last warnings and errors:\n${lines.slice(-12).join('\n').slice(0, 6_000)}`);
-  });
-
-  after(async () => {
-    await server?.stop();
-    await store?.close();
-    await target.stop();
-    await mariadb.cleanup();
-  });
+  // Compile the spec's validators now: seconds of CPU on a loaded machine, during which this
+  // process (and the target in it) would not answer the requests under test.
+  before(() => scrape('uncapped', 'fail', 0));
 
   async function scrape(key: Answer['key'], kind: Answer['kind'], ms: number, path?: string, timeoutS = TIMEOUT_S): Promise<Answer> {
     const url = target.url(path ?? (kind === 'ok' ? `/slow?ms=${ms}` : `/reset-after?ms=${ms}`));
     const query = new URLSearchParams([['x-api-key', keys[key]], ['url', url], ['browser', 'false'], ['timeout', String(timeoutS)]]);
     const started = Date.now();
-    const res = await exchange(`${server.base}/v2/general?${query}`, kind === 'ok' ? 'GET' : 'POST', kind === 'ok' ? undefined : 'x');
+    const res = await exchange(`${f.server.base}/v2/general?${query}`, kind === 'ok' ? 'GET' : 'POST', kind === 'ok' ? undefined : 'x');
     let detail: unknown;
     if (res.status !== 200) detail = (JSON.parse(res.text) as { detail: unknown }).detail;
     const operation = kind === 'ok' ? 'v2GeneralGet' : 'v2GeneralPost';
@@ -117,7 +88,7 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
       }
     };
     const workers = [0, 1].flatMap((n) => [worker('uncapped', n), worker('capped', n)]);
-    const serverPid = server.pid;
+    const serverPid = f.server.pid;
     await sleep(1_000);
 
     // Requests debited before the outage whose outcome comes during it: pages (charged once) and
@@ -130,12 +101,12 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
 
     const stopAt = Date.now();
     await mariadb.stop();
-    const usageDuringOutage = await exchange(`${server.base}/v2/usage?x-api-key=${keys.uncapped}`);
+    const usageDuringOutage = await exchange(`${f.server.base}/v2/usage?x-api-key=${keys.uncapped}`);
     expect(usageDuringOutage.status).to.equal(500);
     expect(JSON.parse(usageDuringOutage.text)).to.deep.equal({ detail: DATABASE_UNAVAILABLE_DETAIL });
     // Up, but not to be sent traffic: the load balancer's view of the outage.
-    expect((await fetch(`${server.base}/healthz`)).status).to.equal(200);
-    const readyDuringOutage = await fetch(`${server.base}/readyz`);
+    expect((await fetch(`${f.server.base}/healthz`)).status).to.equal(200);
+    const readyDuringOutage = await fetch(`${f.server.base}/readyz`);
     expect(readyDuringOutage.status).to.equal(503);
     expect(await readyDuringOutage.json()).to.deep.equal({ status: 'not ready', checks: { database: 'failing' } });
     for (const { req, res } of held) {
@@ -156,7 +127,7 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
       15_000,
       'requests succeed after the database is back',
     );
-    expect((await fetch(`${server.base}/readyz`)).status, 'ready again without a restart').to.equal(200);
+    expect((await fetch(`${f.server.base}/readyz`)).status, 'ready again without a restart').to.equal(200);
     const recoveredAt = Math.max(...(['uncapped', 'capped'] as const).map((key) => answers.find((a) => a.key === key && a.status === 200 && a.started >= upAt)!.ended));
     await sleep(1_500);
     running = false;
@@ -164,9 +135,9 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
     answers.push(...longAnswers);
 
     expect(failures, 'requests that got no HTTP answer').to.deep.equal([]);
-    expect(server.pid).to.equal(serverPid);
-    expect(server.logs.some((l) => l.msg === 'database unavailable'), 'the outage was met').to.equal(true);
-    expect(server.logs.filter((l) => l.msg === 'unhandled error')).to.deep.equal([]);
+    expect(f.server.pid).to.equal(serverPid);
+    expect(f.server.logs.some((l) => l.msg === 'database unavailable'), 'the outage was met').to.equal(true);
+    expect(f.server.logs.filter((l) => l.msg === 'unhandled error')).to.deep.equal([]);
 
     // Every answer is a clean one: the request's own outcome, or the 500 that says to retry.
     const describe = (a: Answer) => JSON.stringify({ ...a, started: a.started - stopAt, ended: a.ended - stopAt, upAt: upAt - stopAt });
@@ -201,21 +172,21 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
     // Credits exact, once every reservation is settled: by its request, or (a settlement or a
     // reserve whose connection the stopping server cut, a refund that met the outage) by
     // reconciliation once its settle limit has passed. The ledger makes that exact.
-    await waitUntil(async () => (await unsettled(store)) === 0, 45_000);
-    expect(await unsettled(store), 'reservations never settled').to.equal(0);
-    const rows = await ledgerRows(store);
-    const uncertain = uncertainCharges(server.logs);
+    await waitUntil(async () => (await unsettled(f.store)) === 0, 45_000);
+    expect(await unsettled(f.store), 'reservations never settled').to.equal(0);
+    const rows = await ledgerRows(f.store);
+    const uncertain = uncertainCharges(f.server.logs);
     expect(answersAgainstLedger(answers, rows, uncertain), 'answers whose ledger row disagrees').to.deep.equal([]);
     for (const key of ['uncapped', 'capped'] as const) {
       const received = answers.filter((a) => a.key === key && a.status === 200).reduce((sum, a) => sum + a.cost, 0);
       const ids = new Set(answers.filter((a) => a.key === key && a.requestId !== undefined && a.status === 500 && uncertain.has(a.requestId)).map((a) => a.requestId));
       const landed = rows.filter((r) => ids.has(r.request_id) && r.outcome === 'charged').reduce((sum, r) => sum + r.cost, 0);
-      expect(initial - (await store.remaining(keys[key])), `${key}: credits spent against the 200s received`).to.equal(received + landed);
+      expect(initial - (await f.store.remaining(keys[key])), `${key}: credits spent against the 200s received`).to.equal(received + landed);
     }
     expect(await booksBalance(mariadb.url)).to.equal(true);
     if (uncertain.size > 0) console.log(`      ${uncertain.size} charges left uncertain by the outage (answered 500)`);
     let leases = -1;
-    await waitUntil(async () => (leases = await store.leasesOf(keys.capped)) === 0, 10_000);
+    await waitUntil(async () => (leases = await f.store.leasesOf(keys.capped)) === 0, 10_000);
     expect(leases, 'concurrency slots left held').to.equal(0);
 
     // And the service answers normally.
@@ -223,7 +194,7 @@ describe('faults: the database restarts under load (MariaDB stopped and started)
       expect((await scrape(key, 'ok', 0)).status).to.equal(200);
       expect((await scrape(key, 'fail', 0)).status).to.equal(404);
     }
-    expect((await exchange(`${server.base}/v2/usage?x-api-key=${keys.capped}`)).status).to.equal(200);
+    expect((await exchange(`${f.server.base}/v2/usage?x-api-key=${keys.capped}`)).status).to.equal(200);
     console.log(`      outage ${downFor} ms: ${answers.length} answers, ${refused.length} of them 500; recovered ${recoveredAt - upAt} ms after the restart`);
   });
 });

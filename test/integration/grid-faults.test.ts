@@ -160,8 +160,8 @@ describe('Selenium Grid: session starts given up while queued at the hub', funct
       ALLOW_PRIVATE_TARGETS: 'true',
     }).start('listening');
     // No node: starts time out and are tried again with backoff, each leaving a request queued.
-    for (let i = 0; i < 120 && server.logs.filter((l) => l.msg === 'browser session could not be started').length < 3; i++) await sleep(100);
-    const givenUp = server.logs.filter((l) => l.msg === 'browser session could not be started').length;
+    await server.waitForEvents('pool.startFailed', 3, 12_000).catch(() => undefined);
+    const givenUp = server.eventsNamed('pool.startFailed').length;
     expect(givenUp, 'session starts given up before a node joined').to.be.at.least(3);
     expect((await fetch(`${server.base}/readyz`)).status).to.equal(503);
 

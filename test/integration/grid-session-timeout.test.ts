@@ -62,7 +62,7 @@ describe('Selenium Grid: the sessions of a killed instance end by the Grid\'s se
     await sleep(2 * SESSION_TIMEOUT_S * 1_000);
     const res = await fetch(`${server.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', target.url('/page')]])}`);
     expect(res.status).to.equal(200);
-    expect(server.logs.filter((l) => l.msg === 'browser session started'), 'no session was replaced').to.have.length(1);
+    expect(server.eventsNamed('pool.started'), 'no session was replaced').to.have.length(1);
     expect(await gridSessions()).to.deep.equal([session]);
 
     await server.kill();

@@ -169,7 +169,7 @@ for (const database of testDatabases()) {
     });
 
     it('browser: target failures leave the warm session in service, and log no error', async () => {
-      const retired = () => s.server.logs.filter((l) => l.msg === 'browser session retired').length;
+      const retired = () => s.server.eventsNamed('pool.retired').length;
       const errors = () => s.server.logs.filter((l) => (l.level ?? 0) >= 50).length;
       const before = { retired: retired(), errors: errors() };
       for (const url of [`http://127.0.0.1:${refused}/`, s.target.url('/reset'), s.target.url('/loop'), s.target.url('/huge-header'), tls.url('/')]) {

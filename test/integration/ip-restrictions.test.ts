@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import http from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from '../helpers/eventually.js';
 import { testDatabases } from '../helpers/databases.js';
 import { TestStore } from '../helpers/keys.js';
 import { expectMatchesSpec } from '../helpers/spec.js';
@@ -100,8 +100,9 @@ for (const database of testDatabases()) {
 
     it('takes no concurrency slot for a refused request: a capped key\'s allowed client runs beside a crowd of refused ones', async () => {
       const key = await s.store.key({ planName: 'free', credits: 1000, maxConcurrency: 1, allowedIps: ['127.0.0.2'] });
+      const asked = s.target.requestsTo('/slow').length;
       const slow = from('127.0.0.2', url('/v2/general', key, '/slow?ms=1500'));
-      await sleep(300);
+      await eventually(() => s.target.requestsTo('/slow').length > asked, 5_000, 'the allowed request reached the target');
       // The allowed request holds the only slot: refused callers get 403 (not 409), and take nothing.
       const refused = await Promise.all(Array.from({ length: 10 }, () => from('127.0.0.1', url('/v2/general', key))));
       expect(refused.map((a) => a.status)).to.deep.equal(Array(10).fill(403));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { hashApiKey } from '../../src/billing/billing.js';
-import { InvalidIpEntryError } from '../../src/net/ip-allow-list.js';
+import { InvalidIpEntryError } from '../../src/ip/ip-range.js';
 import { ApiKeyStore } from '../../src/store/api-key-store.js';
 import { migrate, openDatabase, type Database } from '../../src/store/database.js';
 import { testDatabases } from '../helpers/databases.js';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, LedgerOutcome, Settlement } from '../../billing/billing-store.js';
 import type { Database } from '../database.js';
 import { retryingLostLocks } from '../deadlock-retry.js';
-import { keyAccountOf, type KeyRow } from '../key-row.js';
+import { keyAccountOf, type KeyRow } from '../../accounts/key-row.js';
 import { MysqlLedger } from './mysql-ledger.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 

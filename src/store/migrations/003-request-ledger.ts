@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MYSQL_PROCEDURES } from '../billing/mysql-procedures.js';
+import { PROCEDURES_003 } from './003-procedures.js';
 
 /**
  * One row per billable request (reserved, then charged or refunded exactly once), the closed
@@ -78,7 +78,7 @@ export async function up(knex: Knex): Promise<void> {
   // Periods that began before the ledger did hold requests it never saw: the books start here.
   await knex('upkeep_state').insert({ name: 'ledger_since', value: String(Date.now()) });
   if (knex.client.config.client === 'mysql2') {
-    for (const sql of MYSQL_PROCEDURES) await knex.raw(sql);
+    for (const sql of PROCEDURES_003) await knex.raw(sql);
   }
 }
 

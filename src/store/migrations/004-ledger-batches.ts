@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { MYSQL_BATCH_PROCEDURES } from '../billing/mysql-batch-procedures.js';
+import { PROCEDURES_004 } from './004-procedures.js';
 
 /**
  * MySQL: the ledger's reservations and charges of one moment, written in one round trip and one
@@ -7,7 +7,7 @@ import { MYSQL_BATCH_PROCEDURES } from '../billing/mysql-batch-procedures.js';
  */
 export async function up(knex: Knex): Promise<void> {
   if (knex.client.config.client !== 'mysql2') return;
-  for (const sql of MYSQL_BATCH_PROCEDURES) await knex.raw(sql);
+  for (const sql of PROCEDURES_004) await knex.raw(sql);
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -1,0 +1,84 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { loadCatalog } from '../config/catalog.js';
+import type { Config } from '../config/config.js';
+import { Drain, type DrainResult } from '../http/drain.js';
+import { Metrics } from '../observability/metrics.js';
+import { Readiness } from '../observability/readiness.js';
+import { databaseAnswers } from '../store/database-ping.js';
+import { migrate, openDatabase } from '../store/database.js';
+import { sqlStores } from '../store/sql-stores.js';
+import { billingParts } from './billing-parts.js';
+import { edgeParts } from './edge-parts.js';
+import { answerMalformedRequest } from './malformed-request.js';
+import { scrapeParts, type ScrapeOverrides } from './scrape-parts.js';
+
+/** The longest any request may run: v1's 60 s, and v2's `timeout` at its maximum. */
+const LONGEST_DEADLINE_MS = 60_000;
+const REQUEST_TIMEOUT_MARGIN_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 15_000;
+
+export interface RunningServer {
+  port: number;
+  /**
+   * Graceful stop: not ready any more, no new connections, requests in flight finish within
+   * `graceMs` (or until `endGrace` aborts) and the rest fail uncharged; then every browser quits
+   * and the database closes.
+   */
+  shutdown(graceMs: number, endGrace?: AbortSignal): Promise<DrainResult>;
+}
+
+/**
+ * Builds every part from the config, migrates the database and listens; the browsers warm up
+ * after. `overrides` replace parts (the fast tests run the real server on engines of their own).
+ */
+export async function startServer(config: Config, logger: Logger, overrides: ScrapeOverrides = {}): Promise<RunningServer> {
+  const catalog = loadCatalog(config.plansConfigPath);
+  const db = openDatabase(config.databaseUrl);
+  await migrate(db);
+  const stores = sqlStores(db);
+  if (config.adminToken !== undefined && (await stores.keys.find(config.adminToken))) {
+    throw new Error('ADMIN_TOKEN is the secret of an API key: choose another token (a scraping key never opens the admin API).');
+  }
+  const metrics = new Metrics();
+  const drain = new Drain();
+  const books = billingParts(config, stores, logger);
+  const scrape = await scrapeParts(config, { catalog, billing: books.billing, refusals: books.refusals, metrics, stopping: drain.stopping, logger, overrides });
+  const { browser } = scrape;
+  const readiness = new Readiness([
+    { name: 'database', ready: () => databaseAnswers(db, 2_000) },
+    ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
+  ]);
+  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger });
+
+  const server = edge.app.listen(config.port, config.host);
+  // Headers arrive at once or never; a whole request (its body included) within the longest
+  // deadline plus a margin. Node's defaults (60 s, 300 s) let a stalled upload hold its memory
+  // for minutes. A body that stalls is cut sooner still (http/body/body-reader.ts).
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = LONGEST_DEADLINE_MS + REQUEST_TIMEOUT_MARGIN_MS;
+  server.on('clientError', answerMalformedRequest);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  scrape.ownPorts.add(port);
+  logger.info({ port, host: config.host, database: db.dialect }, 'listening');
+  browser?.warm();
+  books.start();
+  edge.sessionUpkeep.start();
+  if ((await stores.keys.list()).length === 0) {
+    logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
+  }
+  return {
+    port,
+    async shutdown(graceMs, endGrace = new AbortController().signal) {
+      readiness.drain();
+      const result = await drain.run(server, graceMs, endGrace);
+      await scrape.close();
+      await edge.sessionUpkeep.stop();
+      await books.stop();
+      await db.close();
+      return result;
+    },
+  };
+}
