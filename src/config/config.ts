@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { z } from 'zod';
 import { parseRangeList, type IpRange } from '../ip/ip-range.js';
+import { jobsConfig, jobsVariables, type JobsConfig } from './jobs-variables.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -90,6 +91,7 @@ const schema = z.object({
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   CHROMEDRIVER_PATH: z.string().min(1).optional(),
   SELENIUM_REMOTE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ...jobsVariables,
 });
 
 /**
@@ -151,6 +153,7 @@ export interface Config {
   ledger: LedgerConfig;
   browser: BrowserConfig;
   dashboard: DashboardConfig;
+  jobs: JobsConfig;
 }
 
 export interface DashboardConfig {
@@ -280,5 +283,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       gatewayHost: e.BROWSER_GATEWAY_HOST,
       idleCheckMs: e.BROWSER_IDLE_CHECK_SECONDS * 1000,
     },
+    jobs: jobsConfig(e, e.DATA_DIR),
   };
 }

@@ -59,8 +59,13 @@ for (const database of testDatabases()) {
     });
 
     it('goes down to what 004 left (no column, every uncapped key by hash) and up again', async () => {
-      // 009 (operator addresses), 008 (the dashboard), 007 (refusal counts), 006 (rotation and audit), then 005 itself.
-      for (let i = 0; i < 5; i++) await db.knex.migrate.down({ migrationSource });
+      // Every later migration, then 005 itself.
+      for (;;) {
+        const [done] = (await db.knex.migrate.list({ migrationSource })) as [Array<string | { name: string }>, unknown];
+        const last = done.at(-1);
+        if ((typeof last === 'string' ? last : last?.name) === '004-ledger-batches') break;
+        await db.knex.migrate.down({ migrationSource });
+      }
       expect(await hasColumn()).to.equal(false);
       // SQLite's statement is this version's code, which needs the column; MySQL's are the schema's.
       if (database.name === 'mysql') expect(await reserves(await addKey()), 'the procedures no longer read the column').to.deep.equal([true, true, true, true]);

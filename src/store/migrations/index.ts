@@ -8,6 +8,7 @@ import * as rotationAndAudit from './006-rotation-and-audit.js';
 import * as usageRefusals from './007-usage-refusals.js';
 import * as dashboard from './008-dashboard.js';
 import * as operatorAddresses from './009-operator-addresses.js';
+import * as jobs from './010-jobs.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '007-usage-refusals': usageRefusals,
   '008-dashboard': dashboard,
   '009-operator-addresses': operatorAddresses,
+  '010-jobs': jobs,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
