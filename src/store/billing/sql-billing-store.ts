@@ -4,14 +4,11 @@ import { LedgerRowExistsError } from '../../billing/ledger-row-errors.js';
 import { reopenLedgerRow } from './ledger-reopen-sql.js';
 import type { Database } from '../database.js';
 import { retryingLostLocks } from '../deadlock-retry.js';
+import { isDuplicateKey } from '../driver-errors.js';
 import { keyAccountOf, type KeyRow } from '../../accounts/key-row.js';
 import { MysqlLedger } from './mysql-ledger.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
-function isDuplicateKey(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  return code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT');
-}
 
 /** A given request id already has its row (a job item run twice at once): said in the billing's words. */
 function rowOnce(entry: LedgerEntry, write: Promise<boolean>): Promise<boolean> {
