@@ -1,0 +1,76 @@
+import http from 'node:http';
+import https from 'node:https';
+import { connectDirect } from '../egress/direct-connect.js';
+import { egressAgents } from '../egress/egress-agent.js';
+import type { CheckedWebhook } from './webhook-policy.js';
+
+/** What is read of a receiver's answer, then discarded: its body means nothing to the sender. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface SentAttempt {
+  status: number;
+  retryAfter: string | undefined;
+}
+
+/** An attempt that got no HTTP answer: `reason` says why (timeout, refused, tls…). */
+export class AttemptFailedError extends Error {
+  constructor(readonly reason: string, message: string) {
+    super(message);
+    this.name = 'AttemptFailedError';
+  }
+}
+
+/**
+ * One POST to the checked addresses of a webhook, within `timeoutMs` from connecting to the last
+ * byte read: no redirect is followed (the caller judges a 3xx), at most 64 KiB of the answer is
+ * read, and the connection is closed after (no pool: each attempt dials afresh, checked afresh).
+ */
+export function sendAttempt(target: CheckedWebhook, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SentAttempt> {
+  const started = Date.now();
+  const remaining = () => timeoutMs - (Date.now() - started);
+  const timedOut = () => new AttemptFailedError('timeout', `no answer within ${timeoutMs} ms`);
+  const agents = egressAgents((_host, port) => connectDirect(target.addresses, port, remaining, timedOut), false);
+  const secure = target.url.protocol === 'https:';
+  return new Promise<SentAttempt>((resolve, reject) => {
+    let done = false;
+    const end = (err: Error | undefined, value?: SentAttempt) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.destroy();
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    const options: https.RequestOptions = {
+      method: 'POST',
+      host: target.url.hostname,
+      port: target.port,
+      path: `${target.url.pathname}${target.url.search}`,
+      headers,
+      agent: secure ? agents.https : agents.http,
+      servername: secure ? bareHostname(target.url.hostname) : undefined,
+    };
+    const req = (secure ? https : http).request(options, (res) => {
+      let read = 0;
+      const answer: SentAttempt = { status: res.statusCode ?? 0, retryAfter: headerText(res.headers['retry-after']) };
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read >= MAX_RESPONSE_BYTES) end(undefined, answer);
+      });
+      res.on('end', () => end(undefined, answer));
+      res.on('error', () => end(undefined, answer));
+    });
+    const timer = setTimeout(() => end(timedOut()), timeoutMs);
+    req.on('error', (err: Error) => end(err instanceof AttemptFailedError ? err : new AttemptFailedError('unreachable', err.message)));
+    req.end(body);
+  });
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** SNI takes a name, never an address. */
+function bareHostname(host: string): string | undefined {
+  return /^[\d.]+$/.test(host) || host.startsWith('[') ? undefined : host;
+}
