@@ -198,7 +198,7 @@ export interface paths {
          * Rotate a key's webhook signing secret
          * @description A new secret, at once: every attempt from now on, retries of earlier
          *     events included, is signed with it. The change is in the audit log
-         *     (`rotate_webhook_secret`), never the secret.
+         *     (`rotate_webhook`), never the secret.
          */
         post: operations["adminRotateWebhookSecret"];
         delete?: never;
@@ -549,7 +549,7 @@ export interface components {
              */
             actor: string;
             /** @enum {string} */
-            action: "create" | "update" | "rotate" | "revoke" | "rotate_webhook_secret";
+            action: "create" | "update" | "rotate" | "revoke" | "rotate_webhook";
             key_id: number;
             /** @description The key's display prefix after the change. */
             key_prefix: string;

@@ -50,7 +50,7 @@ export function webhookParts(config: Config, with_: { db: Database; ownPorts: Ow
     outbox: new DurableOutbox({ store: deliveries, firstAttemptMs: settings.retryScheduleMs[0], wake }),
     /** jobs/job-ports.ts WebhookPolicy: the edge checks a submission's webhook URL with it (WebhookRefusedError → 400). */
     policy,
-    admin: new WebhookAdmin({ deliveries, secrets, jobs: translated(new KeyJobsSql(db)), wake, onRotate: () => metrics.adminAction('rotate_webhook_secret') }),
+    admin: new WebhookAdmin({ deliveries, secrets, jobs: translated(new KeyJobsSql(db)), wake, onRotate: () => metrics.adminAction('rotate_webhook') }),
     start: () => deliverer.start(),
     /** Attempts in flight finish (each within WEBHOOK_TIMEOUT_SECONDS); none starts after. */
     stop: () => deliverer.stop(),

@@ -31,7 +31,7 @@ export class WebhookSecretsSql implements WebhookSecretsPort {
       const at = this.now();
       const changed = await trx('webhook_secrets').where({ api_key_id: rotation.apiKeyId }).update({ secret: rotation.secret, created_at: at });
       if (changed === 0) await trx('webhook_secrets').insert({ api_key_id: rotation.apiKeyId, secret: rotation.secret, created_at: at });
-      await recordAudit(trx, { actor: rotation.actor, action: 'rotate_webhook_secret', apiKeyId: rotation.apiKeyId, keyPrefix: key.key_prefix, before: null, after: null }, at);
+      await recordAudit(trx, { actor: rotation.actor, action: 'rotate_webhook', apiKeyId: rotation.apiKeyId, keyPrefix: key.key_prefix, before: null, after: null }, at);
       return true;
     });
   }
