@@ -55,6 +55,7 @@ export async function edgeParts(
     adminToken: config.adminToken,
     keyAdmin: accounts.admin,
     reports: accounts.reports,
+    webhooks: with_.webhooks,
     validate: (operationId, request) => adminRouter.validate(operationId, request),
     metrics,
     logger,
