@@ -125,6 +125,12 @@ export class WebhookDeliveriesSql implements DeliveryStorePort {
       .update({ claimed_until: 0, claim_token: null, attempts: this.knex.raw('attempts - 1') });
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const ids = (await this.knex('webhook_deliveries').select('id').whereNot({ state: 'pending' }).andWhere('created_at', '<', before).limit(limit)) as Array<{ id: string }>;
+    if (ids.length === 0) return 0;
+    return this.knex('webhook_deliveries').whereIn('id', ids.map((r) => r.id)).whereNot({ state: 'pending' }).delete();
+  }
+
   async recent(apiKeyId: number, limit: number): Promise<DeliveryRecord[] | undefined> {
     if (!(await this.knex('api_keys').select('id').where({ id: apiKeyId }).first())) return undefined;
     const rows = (await this.knex('webhook_deliveries').select(LIST_COLUMNS).where({ api_key_id: apiKeyId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit)) as DeliveryRow[];

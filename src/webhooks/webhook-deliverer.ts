@@ -28,6 +28,11 @@ export interface DelivererOptions {
   send?: typeof sendAttempt;
 }
 
+/** Finished deliveries are kept this long for the operator (and replay), then pruned. */
+export const DELIVERY_RETENTION_MS = 7 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1_000;
+
 /** What is kept of an error in the row: short, one line. */
 const errorText = (text: string) => text.replace(/\s+/g, ' ').slice(0, 300);
 
@@ -39,6 +44,7 @@ const errorText = (text: string) => text.replace(/\s+/g, ' ').slice(0, 300);
  */
 export class WebhookDeliverer {
   private readonly job: PeriodicJob;
+  private readonly pruning: PeriodicJob;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => number;
   private readonly maxInFlight: number;
@@ -51,11 +57,13 @@ export class WebhookDeliverer {
     this.maxInFlight = options.maxInFlight ?? 16;
     this.leaseMs = options.timeoutMs * 2 + 30_000;
     this.job = new PeriodicJob(() => this.pass(), options.pollMs ?? 1_000, (err) => options.logger.warn({ err }, 'webhook deliveries could not be read; trying again'));
+    this.pruning = new PeriodicJob(() => this.prune(), PRUNE_EVERY_MS, (err) => options.logger.warn({ err }, 'old webhook deliveries could not be pruned; trying again'));
   }
 
   start(): void {
     this.stopping = false;
     this.job.start();
+    this.pruning.start();
   }
 
   /** Looks at the outbox now (deliveries were just recorded or replayed). */
@@ -69,6 +77,7 @@ export class WebhookDeliverer {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.job.stop();
+    await this.pruning.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -87,6 +96,11 @@ export class WebhookDeliverer {
         this.inFlight.add(attempt);
       }
     } while (this.again && !this.stopping);
+  }
+
+  /** Every instance prunes; each pass deletes a bounded batch until none is left. */
+  private async prune(): Promise<void> {
+    while (!this.stopping && (await this.options.store.prune(this.now() - DELIVERY_RETENTION_MS, PRUNE_BATCH)) === PRUNE_BATCH);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

@@ -71,6 +71,8 @@ export interface DeliveryStorePort {
   /** The key's newest deliveries; undefined when no key has this id. */
   recent(apiKeyId: number, limit: number): Promise<DeliveryRecord[] | undefined>;
   byId(id: string): Promise<DeliveryRecord | undefined>;
+  /** Deletes up to `limit` finished deliveries (delivered, failed, stopped) created before `before`; how many. */
+  prune(before: number, limit: number): Promise<number>;
   /** Pending again, due at `now`, whatever its state; undefined when no delivery has this id. */
   replay(id: string, now: number): Promise<DeliveryRecord | undefined>;
 }

@@ -64,6 +64,18 @@ for (const database of testDatabases()) {
       expect(d.attempts).to.equal(1);
     });
 
+    it('prunes only finished deliveries older than the cut, a bounded batch at a time', async () => {
+      const s = new WebhookDeliveriesSql(a);
+      for (const [id, state, at] of [['old-done', 'delivered', 1000], ['old-failed', 'failed', 1000], ['old-pending', 'pending', 1000], ['new-done', 'delivered', 5000]] as const) {
+        await s.insert(delivery(`prune-${id}`, at));
+        if (state !== 'pending') await a.knex('webhook_deliveries').where({ id: `prune-${id}` }).update({ state });
+      }
+      expect(await s.prune(2000, 1)).to.equal(1);
+      expect(await s.prune(2000, 100)).to.equal(1);
+      const left = (await a.knex('webhook_deliveries').select('id').where('id', 'like', 'prune-%').orderBy('id')) as Array<{ id: string }>;
+      expect(left.map((r) => r.id)).to.deep.equal(['prune-new-done', 'prune-old-pending']);
+    });
+
     it("makes a key's secret once, even asked twice at once, and none for a key that does not exist", async () => {
       const [sa, sb] = [new WebhookSecretsSql(a), new WebhookSecretsSql(b)];
       const [x, y] = await Promise.all([sa.secretOf(apiKeyId, newWebhookSecret), sb.secretOf(apiKeyId, newWebhookSecret)]);
