@@ -105,10 +105,19 @@ export class WebhookDeliverer {
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const started = this.now();
+    let secret: string | undefined;
+    try {
+      secret = await this.options.secrets.secretOf(delivery.apiKeyId, newWebhookSecret);
+    } catch (err) {
+      // The database failed before anything was sent: the attempt was not made, and is given back.
+      this.options.logger.warn({ err, webhookId: delivery.id }, 'a webhook attempt could not start; it is given back');
+      await this.options.store.release(delivery.id, delivery.claimToken).catch(() => undefined);
+      return;
+    }
     let record: AttemptRecord;
     let outcome: AttemptOutcome;
     try {
-      const sent = await this.send(delivery);
+      const sent = await this.send(delivery, secret);
       if (sent.status >= 200 && sent.status < 300) {
         record = { state: 'delivered', status: sent.status };
         outcome = 'delivered';
@@ -137,9 +146,8 @@ export class WebhookDeliverer {
     return [{ state: 'pending', nextAttemptAt: next, status, error }, 'failed_attempt'];
   }
 
-  private async send(delivery: ClaimedDelivery) {
+  private async send(delivery: ClaimedDelivery, secret: string | undefined) {
     const { timeoutMs } = this.options;
-    const secret = await this.options.secrets.secretOf(delivery.apiKeyId, newWebhookSecret);
     if (secret === undefined) throw new AttemptFailedError('no_key', 'the key no longer exists');
     const target = await withinMs(this.options.targets.resolve(delivery.url), timeoutMs, () => new AttemptFailedError('timeout', `the webhook host did not resolve within ${timeoutMs} ms`));
     const signed = signedHeaders(secret, delivery.id, Math.floor(this.now() / 1000), delivery.payload);

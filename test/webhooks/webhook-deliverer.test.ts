@@ -10,6 +10,13 @@ import { migrate, openDatabase, type Database } from '../../src/store/database.j
 import { testDatabases } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { verifiesBoth, WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { WebhookDeliveriesSql } from '../../src/store/webhook-deliveries-sql.js';
+import { WebhookSecretsSql } from '../../src/store/webhook-secrets-sql.js';
+import { WebhookDeliverer } from '../../src/webhooks/webhook-deliverer.js';
+import { DurableOutbox } from '../../src/webhooks/webhook-outbox.js';
+import { WebhookTargets } from '../../src/webhooks/webhook-policy.js';
+import type { WebhookSecretsPort } from '../../src/webhooks/webhook-ports.js';
+import { targetPolicy } from '../helpers/egress.js';
 
 interface Row {
   id: string;
@@ -262,6 +269,32 @@ for (const database of testDatabases()) {
       expect(await verifiesBoth(receiver.of(id)[0], before)).to.equal(false);
       const audit = (await db.knex('audit_log').where({ api_key_id: apiKeyId, action: 'rotate_webhook' })) as unknown[];
       expect(audit.length).to.be.at.least(1);
+    });
+
+    it('gives an attempt back, uncounted, when the database fails before it is sent', async () => {
+      const real = new WebhookSecretsSql(db);
+      let failures = 1;
+      const secrets: WebhookSecretsPort = {
+        secretOf: async (id, make) => {
+          if (failures-- > 0) throw new Error('the database is down');
+          return real.secretOf(id, make);
+        },
+        rotate: (r) => real.rotate(r),
+      };
+      const store = new WebhookDeliveriesSql(db);
+      const deliverer = new WebhookDeliverer({ store, secrets, targets: new WebhookTargets(targetPolicy({ allowCidrs: '127.0.0.0/8' })), scheduleMs: [0], timeoutMs: 2000, logger: pino({ level: 'silent' }), pollMs: 50 });
+      const outbox = new DurableOutbox({ store, firstAttemptMs: 0, wake: () => deliverer.wake() });
+      deliverer.start();
+      try {
+        await db.knex.transaction((trx) => outbox.enqueue({ apiKeyId, jobId: 'job-release', kind: 'batch_scrape', subscription: { url: receiver.url(), headers: {}, metadata: {}, events: ['started'] }, type: 'started', data: [] }, trx));
+        outbox.wake();
+        const { id } = (await db.knex('webhook_deliveries').select('id').where({ job_id: 'job-release' }).first()) as { id: string };
+        await eventually(stateIs(id, 'delivered'), 10_000, 'delivered');
+        expect(await row(id)).to.include({ attempts: 1 });
+        expect(failures).to.be.below(0);
+      } finally {
+        await deliverer.stop();
+      }
     });
 
     it('stops gracefully: an attempt in flight finishes and is recorded', async () => {
