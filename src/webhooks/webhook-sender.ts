@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { connectDirect } from '../egress/direct-connect.js';
 import { egressAgents } from '../egress/egress-agent.js';
+import { bareHost } from '../egress/host-port.js';
 import type { CheckedWebhook } from './webhook-policy.js';
 
 /** What is read of a receiver's answer, then discarded: its body means nothing to the sender. */
@@ -43,7 +44,7 @@ export function sendAttempt(target: CheckedWebhook, headers: Record<string, stri
     };
     const options: https.RequestOptions = {
       method: 'POST',
-      host: target.url.hostname,
+      host: bareHost(target.url.hostname),
       port: target.port,
       path: `${target.url.pathname}${target.url.search}`,
       headers,

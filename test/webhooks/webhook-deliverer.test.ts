@@ -297,6 +297,27 @@ for (const database of testDatabases()) {
       }
     });
 
+    it('delivers to an IPv6 literal URL, with a Host header a receiver reads', async () => {
+      const http = await import('node:http');
+      const got: string[] = [];
+      const v6 = http.createServer((req, res) => {
+        got.push(String(req.headers.host));
+        req.resume();
+        req.on('end', () => res.end());
+      });
+      await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
+      try {
+        const port = (v6.address() as { port: number }).port;
+        const parts = start({ WEBHOOK_RETRY_SCHEDULE: '0', WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8,::1/128' });
+        const [id] = await enqueue(parts, ['started'], { url: `http://[::1]:${port}/v6` });
+        await eventually(stateIs(id, 'delivered'), 10_000, 'delivered');
+        expect(got).to.deep.equal([`[::1]:${port}`]);
+      } finally {
+        v6.closeAllConnections();
+        await new Promise<void>((resolve) => v6.close(() => resolve()));
+      }
+    });
+
     it('stops gracefully: an attempt in flight finishes and is recorded', async () => {
       const parts = start({ WEBHOOK_RETRY_SCHEDULE: '0' });
       let answer: (() => void) | undefined;
