@@ -1,7 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import { connectDirect } from '../egress/direct-connect.js';
-import { egressAgents } from '../egress/egress-agent.js';
+import { egressAgents, type Dial } from '../egress/egress-agent.js';
 import { bareHost } from '../egress/host-port.js';
 import type { CheckedWebhook } from './webhook-policy.js';
 
@@ -11,6 +14,25 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 export interface SentAttempt {
   status: number;
   retryAfter: string | undefined;
+}
+
+/**
+ * TLS over a checked connection, the certificate verified against the URL's host, a name or an
+ * IP address alike (SNI only for a name).
+ */
+class CheckedHttpsAgent extends https.Agent {
+  constructor(private readonly dial: Dial) {
+    super({ keepAlive: false });
+  }
+
+  override createConnection(options: https.RequestOptions, created?: (err: Error | null, stream: Duplex) => void): undefined {
+    const host = bareHost(String(options.hostname ?? options.host ?? ''));
+    this.dial(host, Number(options.port)).then(
+      (socket: Socket) => created?.(null, tls.connect({ socket, host, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] })),
+      (err: Error) => created?.(err, undefined as unknown as Duplex),
+    );
+    return undefined;
+  }
 }
 
 /** An attempt that got no HTTP answer: `reason` says why (timeout, refused, tls…). */
@@ -30,7 +52,7 @@ export function sendAttempt(target: CheckedWebhook, headers: Record<string, stri
   const started = Date.now();
   const remaining = () => timeoutMs - (Date.now() - started);
   const timedOut = () => new AttemptFailedError('timeout', `no answer within ${timeoutMs} ms`);
-  const agents = egressAgents((_host, port) => connectDirect(target.addresses, port, remaining, timedOut), false);
+  const dial: Dial = (_host, port) => connectDirect(target.addresses, port, remaining, timedOut);
   const secure = target.url.protocol === 'https:';
   return new Promise<SentAttempt>((resolve, reject) => {
     let done = false;
@@ -48,8 +70,7 @@ export function sendAttempt(target: CheckedWebhook, headers: Record<string, stri
       port: target.port,
       path: `${target.url.pathname}${target.url.search}`,
       headers,
-      agent: secure ? agents.https : agents.http,
-      servername: secure ? bareHostname(target.url.hostname) : undefined,
+      agent: secure ? new CheckedHttpsAgent(dial) : egressAgents(dial, false).http,
     };
     const req = (secure ? https : http).request(options, (res) => {
       let read = 0;
@@ -69,9 +90,4 @@ export function sendAttempt(target: CheckedWebhook, headers: Record<string, stri
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** SNI takes a name, never an address. */
-function bareHostname(host: string): string | undefined {
-  return /^[\d.]+$/.test(host) || host.startsWith('[') ? undefined : host;
 }

@@ -4,14 +4,20 @@ import { testDatabases } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { adminOperationOf, expectMatchesAdminSpec } from '../helpers/spec.js';
 import { useSuite } from '../helpers/suite.js';
+import { selfSignedCert } from '../helpers/tls-target.js';
+import { once } from 'node:events';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { verifiesBoth, WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const TOKEN = 'test-admin-token-webhooks-5c1e9a7f3b2d';
+/** A receiver's certificate the server is told to trust (NODE_EXTRA_CA_CERTS), as a deployment's CA would be. */
+const CERT = selfSignedCert();
 
 for (const database of testDatabases()) {
   describe(`admin API: webhooks and jobs (${database.name})`, function () {
     this.timeout(60_000);
-    const s = useSuite(database, { ADMIN_TOKEN: TOKEN, WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '0' });
+    const s = useSuite(database, { ADMIN_TOKEN: TOKEN, WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '0', NODE_EXTRA_CA_CERTS: CERT.certPath });
     let receiver: WebhookReceiver;
     before(async () => {
       receiver = await WebhookReceiver.start();
@@ -93,6 +99,32 @@ for (const database of testDatabases()) {
       await eventually(async () => (await admin<{ items: Array<{ state: string }> }>('GET', `/admin/v1/keys/${id}/webhook-deliveries`)).body.items[0].state === 'delivered', 10_000, 'recorded delivered');
       const metrics = await (await fetch(`${s.server.base}/metrics`)).text();
       expect(metrics).to.match(/scrapegate_webhook_attempts_total\{outcome="delivered"\} [1-9]/);
+    });
+
+    it('delivers over https, the certificate verified', async () => {
+      const bodies: string[] = [];
+      const tls = https.createServer({ key: CERT.key, cert: CERT.cert }, (req, res) => {
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+        req.on('end', () => {
+          bodies.push(body);
+          res.end();
+        });
+      });
+      tls.listen(0, '127.0.0.1');
+      await once(tls, 'listening');
+      try {
+        const id = await newKey();
+        const webhookId = `msg_tls-${database.name}-${id}`;
+        await insertDelivery(id, webhookId, `https://127.0.0.1:${(tls.address() as AddressInfo).port}/tls`, 'pending');
+        const list = async () => (await admin<{ items: Array<{ state: string; last_error: string | null }> }>('GET', `/admin/v1/keys/${id}/webhook-deliveries`)).body.items[0];
+        await eventually(async () => (await list()).state !== 'pending', 10_000, 'attempted');
+        expect(await list(), JSON.stringify(await list())).to.include({ state: 'delivered', last_error: null });
+        expect(JSON.parse(bodies[0])).to.include({ webhookId });
+      } finally {
+        tls.closeAllConnections();
+        await new Promise<void>((resolve) => tls.close(() => resolve()));
+      }
     });
 
     it("never calls the service's own port, even inside WEBHOOK_ALLOW_CIDRS", async () => {

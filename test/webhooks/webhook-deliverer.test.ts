@@ -17,6 +17,7 @@ import { DurableOutbox } from '../../src/webhooks/webhook-outbox.js';
 import { WebhookTargets } from '../../src/webhooks/webhook-policy.js';
 import type { WebhookSecretsPort } from '../../src/webhooks/webhook-ports.js';
 import { targetPolicy } from '../helpers/egress.js';
+import { UntrustedTlsTarget } from '../helpers/tls-target.js';
 
 interface Row {
   id: string;
@@ -315,6 +316,19 @@ for (const database of testDatabases()) {
       } finally {
         v6.closeAllConnections();
         await new Promise<void>((resolve) => v6.close(() => resolve()));
+      }
+    });
+
+    it('verifies a receiver\'s certificate: one nobody trusts gets nothing', async () => {
+      const untrusted = await new UntrustedTlsTarget().start();
+      try {
+        const parts = start({ WEBHOOK_RETRY_SCHEDULE: '0' });
+        const [id] = await enqueue(parts, ['started'], { url: untrusted.url('/hook') });
+        await eventually(stateIs(id, 'failed'), 10_000, 'failed');
+        expect((await row(id)).last_error).to.match(/certificate/i);
+        expect(untrusted.requests).to.equal(0);
+      } finally {
+        await untrusted.stop();
       }
     });
 
