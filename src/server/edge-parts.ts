@@ -23,11 +23,12 @@ import type { Readiness } from '../observability/readiness.js';
 import type { Answers } from '../scrape/answers/answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import type { SqlStores } from '../store/sql-stores.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 
 /** The HTTP edge: the public API's and the admin API's routes, the dashboard, the operator's endpoints, in one express app. */
 export async function edgeParts(
   config: Config,
-  with_: { stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger },
+  with_: { stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger; webhooks: WebhookAdmin },
 ) {
   const { stores, metrics, logger, service } = with_;
   const spec = loadSpecAssets();
@@ -38,7 +39,7 @@ export async function edgeParts(
     bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, authenticate)),
   );
   const accounts = accountParts({ keys: stores.accountKeys, history: stores.history }, with_.catalog, (action) => metrics.adminAction(action));
-  const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
+  const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports, with_.webhooks));
   // The admin gate (app.ts) judges the token before any admin route reads a body.
   const adminRoutes = await adminRouter.routes(bodyParsers(config.maxRequestBodyBytes, bodyBudget));
   const signInLimit = new SignInLimit(stores.signInFailures, new OperatorAddresses(stores.operators), {
@@ -54,6 +55,7 @@ export async function edgeParts(
     adminToken: config.adminToken,
     keyAdmin: accounts.admin,
     reports: accounts.reports,
+    webhooks: with_.webhooks,
     validate: (operationId, request) => adminRouter.validate(operationId, request),
     metrics,
     logger,

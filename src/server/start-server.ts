@@ -13,6 +13,7 @@ import { billingParts } from './billing-parts.js';
 import { edgeParts } from './edge-parts.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { scrapeParts, type ScrapeOverrides } from './scrape-parts.js';
+import { webhookParts } from './webhook-parts.js';
 
 /** The longest any request may run: v1's 60 s, and v2's `timeout` at its maximum. */
 const LONGEST_DEADLINE_MS = 60_000;
@@ -50,7 +51,8 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     { name: 'database', ready: () => databaseAnswers(db, 2_000) },
     ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
   ]);
-  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger });
+  const webhooks = webhookParts(config, { db, ownPorts: scrape.ownPorts, metrics, logger });
+  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger, webhooks: webhooks.admin });
 
   const server = edge.app.listen(config.port, config.host);
   // Headers arrive at once or never; a whole request (its body included) within the longest
@@ -66,6 +68,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   browser?.warm();
   books.start();
   edge.sessionUpkeep.start();
+  webhooks.start();
   if ((await stores.keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
@@ -74,6 +77,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     async shutdown(graceMs, endGrace = new AbortController().signal) {
       readiness.drain();
       const result = await drain.run(server, graceMs, endGrace);
+      await webhooks.stop();
       await scrape.close();
       await edge.sessionUpkeep.stop();
       await books.stop();
