@@ -11,6 +11,7 @@ import { migrate, openDatabase } from '../store/database.js';
 import { sqlStores } from '../store/sql-stores.js';
 import { billingParts } from './billing-parts.js';
 import { edgeParts } from './edge-parts.js';
+import { firecrawlDocuments } from './firecrawl-parts.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { scrapeParts, type ScrapeOverrides } from './scrape-parts.js';
 
@@ -50,7 +51,10 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     { name: 'database', ready: () => databaseAnswers(db, 2_000) },
     ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
   ]);
-  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger });
+  // The document maker serves POST /v2/scrape and the job engine's items alike.
+  const documents = firecrawlDocuments({ service: scrape.service, htmlWorkers: scrape.htmlWorkers });
+  const firecrawl = { documents, jobs: overrides.jobs, webhooks: overrides.webhooks, policy: scrape.policy };
+  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger, firecrawl });
 
   const server = edge.app.listen(config.port, config.host);
   // Headers arrive at once or never; a whole request (its body included) within the longest
@@ -59,6 +63,8 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = LONGEST_DEADLINE_MS + REQUEST_TIMEOUT_MARGIN_MS;
   server.on('clientError', answerMalformedRequest);
+  // Firecrawl's JS SDK watches a job over a WebSocket: accepted and closed, so that it polls.
+  server.on('upgrade', edge.upgrade);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   scrape.ownPorts.add(port);
