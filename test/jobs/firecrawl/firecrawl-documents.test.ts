@@ -57,6 +57,7 @@ describe('FirecrawlDocuments: a job item made into a document, settled once', fu
       '/busy': { status: 503, body: Buffer.from('busy') },
       '/slow-down': { status: 429, body: Buffer.from('slow down') },
       '/gone': { status: 404, body: Buffer.from('<title>Gone</title><p>gone</p>') },
+      '/forbidden': { status: 403, body: Buffer.from('<title>No</title>') },
       '/links': { body: Buffer.from('<a href="/a">a</a><a href="/b">b</a><a href="/a#x">a again</a>') },
     });
     const logger = pino({ level: 'silent' });
@@ -116,6 +117,21 @@ describe('FirecrawlDocuments: a job item made into a document, settled once', fu
     const made = await documents.scrape(item('/links', { discoverLinks: true }));
     expect(made.links).to.deep.equal(['http://127.0.0.1:8123/a', 'http://127.0.0.1:8123/b']);
     expect(made.document).not.to.have.property('links');
+  });
+
+  it('proxy auto: a 403 tries a residential proxy; without one here, the datacenter answer stands, charged once', async () => {
+    const auto = item('/forbidden', {}, { ...PLAIN_MARKDOWN, proxy: 'auto' });
+    const made = await documents.scrape(auto);
+    expect(made.document.metadata).to.include({ statusCode: 403, proxyUsed: 'basic', creditsUsed: 1 });
+    expect(store.ledger.get(auto.requestId)?.outcome).to.equal('charged');
+    expect(auto.stored).to.have.length(1);
+  });
+
+  it('proxy stealth without residential proxies: refused, uncharged', async () => {
+    const stealth = item('/gone', {}, { ...PLAIN_MARKDOWN, proxy: 'stealth' });
+    const err = await documents.scrape(stealth).then(() => undefined, (e: unknown) => e);
+    expect((err as Error).message).to.match(/no residential proxies/);
+    expect(store.ledger.get(stealth.requestId)?.outcome ?? 'refunded').to.equal('refunded');
   });
 
   it('the engine the options choose', () => {
