@@ -527,8 +527,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The target could not be reached or its answer not used (a page of any status is a 200 with its `statusCode`); not charged. */
+        TargetFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The body is larger than 8 MiB. */
         TooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The target's anti-bot wall refused every proxy tried; not charged. */
+        Blocked: {
             headers: {
                 [name: string]: unknown;
             };
@@ -548,6 +566,15 @@ export interface components {
         };
         /** @description A failure inside the service; nothing was charged. Retry later. */
         InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description This server runs no job engine. */
+        Unavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -610,6 +637,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["TargetFailed"];
             /** @description The scrape did not finish within its timeout (`code: SCRAPE_TIMEOUT`); not charged. */
             408: {
                 headers: {
@@ -620,6 +648,7 @@ export interface operations {
                 };
             };
             413: components["responses"]["TooLarge"];
+            423: components["responses"]["Blocked"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
@@ -667,6 +696,7 @@ export interface operations {
             413: components["responses"]["TooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     firecrawlBatchScrapeStatus: {
@@ -700,6 +730,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     firecrawlBatchScrapeCancel: {
@@ -728,6 +759,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     firecrawlBatchScrapeErrors: {
@@ -756,6 +788,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

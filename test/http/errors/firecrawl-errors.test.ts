@@ -33,7 +33,7 @@ describe('toFirecrawlError: each status, in Firecrawl\'s shape', () => {
     ['the plan\'s concurrency', new ConcurrencyLimitError(1), 429, 'RATE_LIMIT_EXCEEDED'],
     ['the browser budget', new BrowserBudgetExceededError(10, 10, 120), 429, 'RATE_LIMIT_EXCEEDED'],
     ['the HTML workers full', new HtmlWorkBusyError('all', 3), 429, 'RATE_LIMIT_EXCEEDED'],
-    ['the database down', new StoreUnavailableError('down'), 500, 'INTERNAL_ERROR'],
+    ['the database down', new StoreUnavailableError(false), 500, 'INTERNAL_ERROR'],
     ['no job engine', new JobsUnavailableError(), 503, 'UNAVAILABLE'],
   ];
   for (const [what, err, status, code] of cases) {

@@ -53,6 +53,15 @@ describe('the Firecrawl dialect, in process: /v2/scrape and /v2/batch/scrape', f
     return body;
   }
 
+  it('serves its document and its Redoc page beside the others', async () => {
+    const document = (await (await fetch(`${s.base}/openapi/firecrawl.json`)).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).to.deep.equal(['/v2/scrape', '/v2/batch/scrape', '/v2/batch/scrape/{id}', '/v2/batch/scrape/{id}/errors']);
+    const docs = await fetch(`${s.base}/docs/firecrawl`);
+    expect(docs.status).to.equal(200);
+    expect(docs.headers.get('content-security-policy')).to.contain("default-src 'self'");
+    expect(await docs.text()).to.contain('scrapegate Firecrawl dialect');
+  });
+
   describe('POST /v2/scrape', () => {
     it('answers {success, data} with markdown by default, the metadata and the cost; origin and integration accepted', async () => {
       const res = await post('/v2/scrape', { url: target, origin: 'js-sdk@4.42.0', integration: 'n8n' });
