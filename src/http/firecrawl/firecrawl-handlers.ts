@@ -79,7 +79,7 @@ export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
       if (urls.length > deps.batchMaxUrls) throw new InvalidValueError('urls', `a batch may have at most ${deps.batchMaxUrls} URLs`, 'value_error.list.max_items');
       const options = firecrawlOptions(fields);
       await checkInWorkers(deps.answers, options, caller.keyHash);
-      const sorted = sortUrls(urls, deps.policy);
+      const sorted = await sortUrls(urls, deps.policy);
       if (sorted.invalid.length > 0 && ignoreInvalidURLs === false) {
         throw InvalidValueError.of(sorted.invalid.slice(0, LISTED_REFUSALS).map(({ index, why }) => ({ param: `urls.${index}`, msg: `the URL cannot be scraped: ${why}`, type: 'value_error.url' })));
       }
