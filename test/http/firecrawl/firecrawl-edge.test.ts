@@ -157,6 +157,8 @@ describe('the Firecrawl dialect, in process: /v2/scrape and /v2/batch/scrape', f
       expect(fifty.status).to.equal(200);
       const huge = JSON.stringify({ urls: [target], origin: 'x'.repeat(10 * 1024 * 1024) });
       await expectError(await post('/v2/batch/scrape', huge), 413, 'firecrawlBatchScrapeStart');
+      // Without a key, the same body is refused for its key, before a byte of it is read.
+      await expectError(await post('/v2/batch/scrape', huge, {}), 401, 'firecrawlBatchScrapeStart');
     });
   });
 
