@@ -24,11 +24,15 @@ import type { Answers } from '../scrape/answers/answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import type { SqlStores } from '../store/sql-stores.js';
 import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import { firecrawlParts, type FirecrawlDeps } from './firecrawl-parts.js';
 
 /** The HTTP edge: the public API's and the admin API's routes, the dashboard, the operator's endpoints, in one express app. */
 export async function edgeParts(
   config: Config,
-  with_: { stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger; webhooks: WebhookAdmin },
+  with_: {
+    stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger;
+    webhooks: WebhookAdmin; firecrawl: FirecrawlDeps;
+  },
 ) {
   const { stores, metrics, logger, service } = with_;
   const spec = loadSpecAssets();
@@ -38,6 +42,7 @@ export async function edgeParts(
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, with_.answers)).routes(
     bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, authenticate)),
   );
+  const firecrawl = await firecrawlParts(config, { ...with_.firecrawl, service, answers: with_.answers, bodyBudget, logger });
   const accounts = accountParts({ keys: stores.accountKeys, history: stores.history }, with_.catalog, (action) => metrics.adminAction(action));
   const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports, with_.webhooks));
   // The admin gate (app.ts) judges the token before any admin route reads a body.
@@ -78,7 +83,8 @@ export async function edgeParts(
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
     dashboard,
+    firecrawl,
     admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: (why) => metrics.adminAuthFailed(why), origin: config.dashboard.origin },
   });
-  return { app, sessionUpkeep };
+  return { app, sessionUpkeep, upgrade: firecrawl.upgrade };
 }
