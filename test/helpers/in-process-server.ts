@@ -24,8 +24,9 @@ export interface InProcessServer {
  * routing, validation, billing and answer is exercised in milliseconds.
  */
 export async function inProcessServer(paths: Record<string, FakeBehaviour> = {}, env: Record<string, string> = {}, overrides: Omit<ScrapeOverrides, 'engines'> = {}): Promise<InProcessServer> {
-  const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'scrapegate-fast-')), 'fast.sqlite')}`;
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env });
+  const dataDir = mkdtempSync(join(tmpdir(), 'scrapegate-fast-'));
+  const databaseUrl = `sqlite:${join(dataDir, 'fast.sqlite')}`;
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env });
   const engine = new FakeEngine(paths);
   const running = await startServer(config, pino({ level: 'silent' }), { ...overrides, engines: new EngineRegistry({ plain: engine, browser: engine }) });
   const store = await TestStore.open(databaseUrl);

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { TetheredChild } from '../../process/tethered-child.js';
@@ -31,16 +31,21 @@ export class PrivateRedis {
   ) {}
 
   static async start(options: PrivateRedisOptions): Promise<PrivateRedis> {
-    await mkdir(options.dir, { recursive: true, mode: 0o700 });
-    let socketPath = join(options.dir, 'redis.sock');
+    // redis-server changes into its --dir first: every path it is given must be absolute.
+    const dir = resolve(options.dir);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    let socketPath = join(dir, 'redis.sock');
     let socketDir: string | undefined;
     if (Buffer.byteLength(socketPath) > SOCKET_PATH_MAX) {
       socketDir = await mkdtemp(join(tmpdir(), 'scrapegate-redis-'));
       socketPath = join(socketDir, 'redis.sock');
     }
+    if (await answers(socketPath)) {
+      throw new Error(`another scrapegate's private Redis is running in ${dir}: give each instance a DATA_DIR of its own, or point them all at one Redis with REDIS_URL`);
+    }
     await rm(socketPath, { force: true });
     const child = TetheredChild.start(options.serverPath, [
-      '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', options.dir,
+      '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
       '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction',
       '--daemonize', 'no', '--protected-mode', 'yes', '--logfile', '',
     ]);
@@ -83,18 +88,23 @@ export class PrivateRedis {
     const started = Date.now();
     while (Date.now() - started < timeoutMs) {
       if (!this.child.alive) throw new Error(`redis-server exited at start (is ${this.socketPath} writable, and the server Redis 7?)`);
-      const conn = new Redis({ path: this.socketPath, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      conn.on('error', () => undefined);
-      try {
-        await conn.connect();
-        if ((await conn.ping()) === 'PONG') return;
-      } catch {
-        // not listening yet
-      } finally {
-        conn.disconnect();
-      }
+      if (await answers(this.socketPath)) return;
       await sleep(25);
     }
     throw new Error(`redis-server did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/** Whether a Redis answers PING on the socket now. */
+async function answers(socketPath: string): Promise<boolean> {
+  const conn = new Redis({ path: socketPath, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  conn.on('error', () => undefined);
+  try {
+    await conn.connect();
+    return (await conn.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    conn.disconnect();
   }
 }
