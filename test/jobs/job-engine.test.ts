@@ -37,7 +37,7 @@ const finished = (page: JobPage) => page.status !== 'scraping';
 
 for (const database of testDatabases()) {
   describe(`job engine (${database.name})`, function () {
-    this.timeout(120_000);
+    this.timeout(300_000);
     let store: TestStore;
     let drop: () => Promise<void>;
     let url: string;
@@ -79,7 +79,7 @@ for (const database of testDatabases()) {
       ];
       const webhook = { url: 'http://receiver.test/hook', headers: {}, metadata: { run: '1' }, events: ['started', 'page', 'completed', 'failed'] as const };
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {}, webhook: { ...webhook, events: [...webhook.events] } });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 60_000, 'the batch to finish');
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 120_000, 'the batch to finish');
       const { page, docs } = await all(key, id);
       const { errors } = await instance.parts.jobs.errors(callerOf(key), id);
       expect(page.status).to.equal('completed');
@@ -107,7 +107,7 @@ for (const database of testDatabases()) {
     it('pages by skip and limit, with the next page while more finished documents exist', async () => {
       const key = await store.key();
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls: Array.from({ length: 12 }, (_, i) => t.url(`/ok/page-${i}`)), options: {} });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 30_000, 'the batch');
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 60_000, 'the batch');
       const first = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 5 });
       expect(first.documents).to.have.length(5);
       expect(first.nextSkip).to.equal(5);
@@ -141,10 +141,10 @@ for (const database of testDatabases()) {
       const key = await store.key({ credits: 1_000, maxConcurrency: 1 });
       const urls = Array.from({ length: 30 }, (_, i) => t.url(`/slow/cancel-${i}`));
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 1, 20_000, 'one item done');
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 1, 60_000, 'one item done');
       await instance.parts.jobs.cancel(callerOf(key), id);
       const settledRows = async () => (await ledgerRows(store)).filter((r) => r.outcome === 'reserved').length === 0;
-      await eventually(settledRows, 20_000, 'the running item to settle');
+      await eventually(settledRows, 60_000, 'the running item to settle');
       const page = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 100 });
       expect(page.status).to.equal('cancelled');
       expect(page.completed).to.be.below(urls.length);
@@ -155,10 +155,10 @@ for (const database of testDatabases()) {
       const big = await store.key({ credits: 100_000 });
       const small = await store.key();
       const { id: bigId } = await instance.parts.jobs.submitBatch({ caller: callerOf(big), urls: Array.from({ length: 5_000 }, (_, i) => t.url(`/ok/big-${i}`)), options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed >= 50, 30_000, 'the big batch under way');
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed >= 50, 90_000, 'the big batch under way');
       const before = (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed;
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(small), urls: Array.from({ length: 10 }, (_, i) => t.url(`/ok/small-${i}`)), options: {} });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(small), id, { skip: 0, limit: 1 })), 30_000, 'the small batch');
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(small), id, { skip: 0, limit: 1 })), 90_000, 'the small batch');
       const during = (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed - before;
       // The bound: what was already waiting (the queue's cap, 2 × 16 workers) and the other key's turns beside the 10.
       expect(during, 'items of the big batch done while the small one ran').to.be.at.most(2 * 32 + 2 * 10);
@@ -168,7 +168,7 @@ for (const database of testDatabases()) {
 }
 
 describe('job engine: Redis killed and restarted mid-batch', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   it('loses no accepted job: items in flight run again, charged once', async () => {
     const database = testDatabases()[0];
     const isolated = await database.isolated();
