@@ -37,7 +37,8 @@ export class ItemQueues {
   private readonly connections: Redis[] = [];
 
   constructor(private readonly options: ItemQueuesOptions) {
-    const queue = (engine: Engine) => new Queue<ItemEntry>(`items-${engine}`, { connection: options.client, prefix: options.prefix });
+    // BullMQ's event stream keeps 10,000 events by default (several KB per entry): nothing here reads it.
+    const queue = (engine: Engine) => new Queue<ItemEntry>(`items-${engine}`, { connection: options.client, prefix: options.prefix, streams: { events: { maxLen: 100 } } });
     this.queues = { plain: queue('plain'), browser: queue('browser') };
   }
 

@@ -3,7 +3,7 @@ import { decodeDocument, encodeDocument } from './document-codec.js';
 import type { JobEventType, DocumentScraper, JobDocument, WebhookOutbox } from './job-ports.js';
 import type { ItemRow, ItemSettled, ItemTransitions, JobRow, WithinWrite } from './job-store.js';
 import type { ItemEntry } from './item-queues.js';
-import { backoffMs, decide, errorCode, LATER_MS } from './retry-policy.js';
+import { backoffMs, decide, errorCode, laterMs } from './retry-policy.js';
 import type { JobMetrics } from '../observability/job-metrics.js';
 
 const NO_EVENT: WithinWrite = async () => undefined;
@@ -65,7 +65,7 @@ export class ItemRunner {
       if (item.document) return this.complete(job, item, await decodeDocument(item.document));
       this.o.logger.error({ job: job.id, idx: item.idx }, 'a charged job item has no stored document');
     }
-    if (decision === 'later') return this.o.transitions.requeue(job.id, item.idx, now + LATER_MS + Math.round(Math.random() * LATER_MS), true, now);
+    if (decision === 'later') return this.o.transitions.requeue(job.id, item.idx, now + laterMs(err), true, now);
     if (decision === 'retry' && item.attempts <= job.maxRetries) {
       this.o.metrics.itemRetried(job.kind);
       return this.o.transitions.requeue(job.id, item.idx, now + backoffMs(item.attempts, this.o.retryBaseMs), false, now);

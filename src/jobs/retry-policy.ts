@@ -58,5 +58,11 @@ export function backoffMs(attempt: number, baseMs: number, random = Math.random)
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-/** A `later` attempt comes back after this long (plus jitter): soon, without spinning. */
-export const LATER_MS = 1_000;
+/**
+ * When a `later` attempt comes back (with jitter): the HTML workers' queue frees within
+ * milliseconds, anything else (a restart, the database, the key's slots) takes longer.
+ */
+export function laterMs(err: unknown, random = Math.random): number {
+  const base = outcomeOf(err) === 'busy' ? 100 : 1_000;
+  return Math.round(base + random() * base);
+}

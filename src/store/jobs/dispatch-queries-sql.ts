@@ -35,17 +35,17 @@ export class DispatchQueriesSql implements DispatchQueries {
   }
 
   async markDispatched(items: DueItem[], now: number): Promise<DueItem[]> {
-    const marked: DueItem[] = [];
+    // One statement per job. Only the dispatcher (under its lock) moves queued items, so those it
+    // read are those it marks; one cancelled meanwhile is skipped by its worker.
+    const byJob = new Map<string, number[]>();
+    for (const item of items) byJob.set(item.jobId, [...(byJob.get(item.jobId) ?? []), item.idx]);
     await this.knex.transaction(async (trx) => {
-      for (const item of items) {
-        const changed = Number(
-          await trx('job_items').where({ job_id: item.jobId, idx: item.idx, state: 'queued', dispatches: item.dispatches })
-            .update({ state: 'dispatched', dispatches: item.dispatches + 1, updated_at: now }),
-        );
-        if (changed === 1) marked.push({ ...item, dispatches: item.dispatches + 1 });
+      for (const [jobId, idxs] of byJob) {
+        await trx('job_items').where({ job_id: jobId, state: 'queued' }).whereIn('idx', idxs)
+          .update({ state: 'dispatched', dispatches: trx.raw('dispatches + 1'), updated_at: now });
       }
     });
-    return marked;
+    return items.map((item) => ({ ...item, dispatches: item.dispatches + 1 }));
   }
 
   async unmark(items: DueItem[], now: number): Promise<void> {
