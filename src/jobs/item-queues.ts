@@ -40,6 +40,8 @@ export class ItemQueues {
     // BullMQ's event stream keeps 10,000 events by default (several KB per entry): nothing here reads it.
     const queue = (engine: Engine) => new Queue<ItemEntry>(`items-${engine}`, { connection: options.client, prefix: options.prefix, streams: { events: { maxLen: 100 } } });
     this.queues = { plain: queue('plain'), browser: queue('browser') };
+    // A lost connection: the dispatcher's next pass meets it, and the client reconnects on its own.
+    for (const q of Object.values(this.queues)) q.on('error', () => undefined);
   }
 
   /** Entries waiting for a worker (handed out, not started). */

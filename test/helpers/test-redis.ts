@@ -54,6 +54,26 @@ export class TestRedis {
     await this.child?.exited;
   }
 
+  /** BullMQ's entries for items held now, and the bytes of every queue key (`MEMORY USAGE`). */
+  async queueLoad(): Promise<{ entries: number; bytes: number }> {
+    const conn = new Redis({ port: this.port, host: '127.0.0.1' });
+    try {
+      let entries = 0;
+      let bytes = 0;
+      for (let cursor = '0'; ; ) {
+        const [next, keys] = await conn.scan(cursor, 'MATCH', 'scrapegate:items-*', 'COUNT', 1000);
+        for (const key of keys) {
+          if (/:[0-9a-f-]{36}\.\d+\.\d+$/.test(key)) entries++;
+          bytes += Number((await conn.call('MEMORY', 'USAGE', key)) ?? 0);
+        }
+        cursor = next;
+        if (cursor === '0') return { entries, bytes };
+      }
+    } finally {
+      conn.disconnect();
+    }
+  }
+
   /** Bytes Redis uses for data (INFO memory's used_memory minus its startup overhead). */
   async dataBytes(): Promise<number> {
     const conn = new Redis({ port: this.port, host: '127.0.0.1' });

@@ -182,7 +182,12 @@ describe('job engine: Redis killed and restarted mid-batch', function () {
       const key = await store.key({ credits: 10_000 });
       const urls = Array.from({ length: 300 }, (_, i) => t.url(i % 10 === 0 ? `/slow/r-${i}` : `/ok/r-${i}`));
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 20, 30_000, 'the batch under way');
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 20, 60_000, 'the batch under way');
+      // Redis holds the entries handed out, never the queued items: at most 1 KiB each, and a
+      // few KiB of the queues' own keys (their event streams are capped at 100).
+      const load = await redis.queueLoad();
+      expect(load.entries, 'entries held').to.be.within(1, 64);
+      expect(load.bytes, `${load.bytes} bytes for ${load.entries} entries`).to.be.below(1024 * load.entries + 32 * 1024);
       await redis.kill();
       await redis.restart();
       await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 90_000, 'the batch to finish after the restart');
