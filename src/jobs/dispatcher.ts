@@ -21,6 +21,8 @@ export interface DispatcherOptions {
 const LOCK_MS = 10_000;
 /** A pass that met another instance's lock tries again this soon (items finished meanwhile). */
 const CONTENDED_RETRY_MS = 50;
+/** With no job scraping, the timer passes this rarely (a job submitted elsewhere wakes its own instance). */
+const IDLE_PASS_MS = 30_000;
 /** Wakes within this are one pass. */
 const WAKE_MS = 20;
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -37,10 +39,16 @@ export class Dispatcher {
   private readonly timer: PeriodicJob;
   private retry: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
+  private idleSince: number | undefined;
   private stopped = false;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.timer = new PeriodicJob(() => this.pass(), options.intervalMs, options.onError);
+    this.timer = new PeriodicJob(() => (this.resting() ? Promise.resolve() : this.pass()), options.intervalMs, options.onError);
+  }
+
+  /** Idle, and not woken since: a timer's pass is skipped (a retry's time is never idle: its job is scraping). */
+  private resting(): boolean {
+    return this.idleSince !== undefined && Date.now() - this.idleSince < IDLE_PASS_MS;
   }
 
   start(): void {
@@ -53,6 +61,7 @@ export class Dispatcher {
    */
   wake(): void {
     if (this.stopped || this.soon) return;
+    this.idleSince = undefined;
     this.soon = setTimeout(() => {
       this.soon = undefined;
       if (!this.stopped) void this.timer.runNow();
@@ -93,6 +102,9 @@ export class Dispatcher {
   private async dispatch(): Promise<void> {
     const { queries, redis, prefix } = this.options;
     const { jobs, keyInFlight } = await queries.scraping();
+    // Nothing to hand out: the timer's passes rest until a submission here wakes them (one
+    // elsewhere is handed out by its own instance), so an idle service costs its database nothing.
+    this.idleSince = jobs.length === 0 ? Date.now() : undefined;
     if (jobs.length === 0) return;
     const turn = await redis.incr(`${prefix}:dispatch-turn`);
     for (const engine of ['plain', 'browser'] as const) {

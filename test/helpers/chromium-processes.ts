@@ -23,9 +23,9 @@ export function livingProcesses(): ProcessRow[] {
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), stat: m[4], args: m[5] }));
 }
 
-/** The process groups of a server's browser sessions: each child of the server leads one. */
+/** The process groups of a server's browser sessions: each child of the server leads one (its private redis-server's group aside). */
 export function sessionGroupsOf(serverPid: number, table: ProcessRow[] = livingProcesses()): number[] {
-  return table.filter((p) => p.ppid === serverPid && p.pgid === p.pid).map((p) => p.pgid);
+  return table.filter((p) => p.ppid === serverPid && p.pgid === p.pid && !p.args.includes('redis-server')).map((p) => p.pgid);
 }
 
 /** PIDs of the headless Chromium processes (browser, renderers, helpers) in any of the groups. */

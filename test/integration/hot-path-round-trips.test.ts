@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import mysql from 'mysql2/promise';
 import { TestStore } from '../helpers/keys.js';
@@ -48,14 +49,16 @@ describe('the hot path on MySQL (private MariaDB)', function () {
     const conn = await mysql.createConnection(mariadb.url);
     try {
       const questions = async () => Number(((await conn.query("SHOW GLOBAL STATUS LIKE 'Questions'"))[0] as Array<{ Value: string }>)[0].Value);
+      const idle = await backgroundRate(questions);
       const before = await questions();
+      const started = performance.now();
       for (let i = 0; i < REQUESTS; i++) {
         const res = await call();
         await res.arrayBuffer();
         expect(res.status).to.equal(200);
       }
-      // The second SHOW is itself counted once.
-      const perRequest = (await questions() - before - 1) / REQUESTS;
+      // The second SHOW is itself counted once; the service's own pollers' statements are not the requests'.
+      const perRequest = (await questions() - before - 1 - idle * (performance.now() - started)) / REQUESTS;
       console.log(`      ${perRequest.toFixed(2)} statements per successful request`);
       expect(perRequest).to.be.at.most(2);
     } finally {
@@ -74,7 +77,9 @@ describe('the hot path on MySQL (private MariaDB)', function () {
     const conn = await mysql.createConnection(mariadb.url);
     try {
       const questions = async () => Number(((await conn.query("SHOW GLOBAL STATUS LIKE 'Questions'"))[0] as Array<{ Value: string }>)[0].Value);
+      const idle = await backgroundRate(questions);
       const before = await questions();
+      const started = performance.now();
       let next = 0;
       const statuses: number[] = [];
       await Promise.all(Array.from({ length: 16 }, async () => {
@@ -84,7 +89,7 @@ describe('the hot path on MySQL (private MariaDB)', function () {
         }
       }));
       expect(statuses.filter((s) => s === 200).length).to.equal(REQUESTS * 2);
-      const perRequest = (await questions() - before - 1) / (REQUESTS * 2);
+      const perRequest = (await questions() - before - 1 - idle * (performance.now() - started)) / (REQUESTS * 2);
       console.log(`      ${perRequest.toFixed(2)} statements per successful request, 16 in flight`);
       expect(perRequest).to.be.at.most(2);
     } finally {
@@ -93,3 +98,14 @@ describe('the hot path on MySQL (private MariaDB)', function () {
     expect(await store.remaining(key)).to.equal(10_000 - REQUESTS * 2);
   });
 });
+
+/**
+ * Statements per ms the idle service sends on its own (the job dispatcher's and the webhook
+ * deliverer's polls), over 3 s with no request: the SHOWs that measure it are taken out.
+ */
+async function backgroundRate(questions: () => Promise<number>): Promise<number> {
+  const from = await questions();
+  const started = performance.now();
+  await sleep(3_000);
+  return Math.max(0, (await questions()) - from - 1) / (performance.now() - started);
+}
