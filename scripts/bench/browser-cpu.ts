@@ -1,0 +1,45 @@
+// CPU seconds spent by a process and all its descendants (Chromium's renderers, chromedriver, a
+// server child), read from /proc. A descendant that ended and was reaped is in its parent's
+// cutime/cstime, so a difference of two readings counts the renderers that came and went between them.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  ppid: number;
+  ticks: number;
+}
+
+function stat(pid: number): ProcStat | undefined {
+  try {
+    // The command name is in parentheses and may hold spaces: the fields start after its last ')'.
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // After the name: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds of `root` and every live descendant (with the reaped ones they hold). */
+export function treeCpuSeconds(root: number = process.pid): number {
+  const stats = new Map<number, ProcStat>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = stat(Number(name));
+    if (s) stats.set(Number(name), s);
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      if (p === root) return true;
+      const s = stats.get(p);
+      if (!s) return false;
+      p = s.ppid;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
+  return ticks / TICKS_PER_SECOND;
+}
