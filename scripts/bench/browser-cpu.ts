@@ -43,3 +43,31 @@ export function treeCpuSeconds(root: number = process.pid): number {
   for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
   return ticks / TICKS_PER_SECOND;
 }
+
+/** CPU ticks by process (its own and its reaped children's) in `root`'s tree, with the process's kind. */
+export function treeTicks(root: number = process.pid): Map<number, { kind: string; ticks: number }> {
+  const stats = new Map<number, ProcStat>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const s = stat(Number(name));
+    if (s) stats.set(Number(name), s);
+  }
+  const out = new Map<number, { kind: string; ticks: number }>();
+  for (const [pid, s] of stats) {
+    let p = pid;
+    for (let hops = 0; p > 1 && p !== root && hops < 64; hops++) p = stats.get(p)?.ppid ?? 0;
+    if (p !== root) continue;
+    let kind = 'other';
+    try {
+      // Chromium rewrites its command line into one string: split on spaces as well.
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+      const type = cmd.find((a) => a.startsWith('--type='))?.slice(7);
+      const sub = cmd.find((a) => a.startsWith('--utility-sub-type='))?.slice(19).split('.')[0];
+      kind = pid === root ? 'node (this process)' : /chromedriver/.test(cmd[0]) ? 'chromedriver' : type ? `${type}${sub ? `:${sub}` : ''}` : /chrom/.test(cmd[0]) ? 'browser' : (cmd[0].split('/').pop() ?? 'other');
+    } catch {
+      // gone
+    }
+    out.set(pid, { kind, ticks: s.ticks });
+  }
+  return out;
+}

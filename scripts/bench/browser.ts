@@ -14,7 +14,7 @@ const CLIENTS = 2 * POOL;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 60);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 150);
-const NAIVE = Number(process.env.BENCH_NAIVE ?? 10);
+const NAIVE = Number(process.env.BENCH_NAIVE ?? 12);
 
 const target = await startBenchTarget();
 const { pageUrl, pendingUrl } = target;
@@ -59,6 +59,17 @@ const E = `(e) ${POOL} raw sessions, no isolation`;
 const ECLEAR = `(e-clear) ${POOL} raw sessions, clearing`;
 const ECTX = `(e-ctx) ${POOL} raw sessions, a context per page`;
 
+const C = '(c) a new Selenium session per request';
+/** A cold session per request: chromedriver and Chromium started, the page rendered, both quit. */
+const coldRender = async () => {
+  const driver = await newDriver();
+  try {
+    await renderPage(driver, pageUrl);
+  } finally {
+    await driver.quit();
+  }
+};
+
 let pssD = 0;
 for (let round = 0; round < ROUNDS; round++) {
   const seq = Math.ceil(SEQUENTIAL / ROUNDS);
@@ -75,6 +86,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await phase(ECTX, par, POOL, rawOnce(pageUrl, 'context'));
   await phase(ECLEAR, par, POOL, rawOnce(pageUrl, 'clear'));
   await phase(E, par, POOL, rawOnce(pageUrl, 'none'));
+  await phase(C, Math.ceil(NAIVE / ROUNDS), 1, coldRender);
 }
 await Promise.all(raws.map((raw) => raw.quit()));
 const rendered = 30 + phases.get(A)!.latencies.length + phases.get(A2)!.latencies.length + phases.get(D)!.latencies.length;
@@ -82,15 +94,6 @@ if (rendered < 300) await measure('top-up to 300 renders', 300 - rendered, POOL,
 const pss300 = chromiumPssMb();
 await server.stop();
 
-// A cold session per request: chromedriver and Chromium started, the page rendered, both quit.
-await phase('(c) a new Selenium session per request', NAIVE, 1, async () => {
-  const driver = await newDriver();
-  try {
-    await renderPage(driver, pageUrl);
-  } finally {
-    await driver.quit();
-  }
-});
 target.close();
 
 const get = (label: string) => phases.get(label)!;
@@ -103,7 +106,6 @@ console.log(`summed PSS of every Chromium process during (d), with the raw sessi
 console.log(`scrapegate's pool PSS after ${Math.max(300, rendered)} renders / after 30: ${pss300.toFixed(0)} MB / ${pss30.toFixed(0)} MB = ${(pss300 / pss30).toFixed(2)}`);
 console.log('');
 const ratio = (label: string, value: number, goal: string) => console.log(`${label.padEnd(62)} ${value.toFixed(2).padStart(6)}   ${goal}`);
-const C = '(c) a new Selenium session per request';
 ratio('a/b-ctx   p50, scrapegate API vs a raw session as isolated', p50(A) / p50(BCTX), '(target <= 1.1)');
 ratio('c/a       p50, a new session per request vs scrapegate', p50(C) / p50(A), '(target >= 8)');
 ratio('d/e-ctx   renders/s at saturation vs raw sessions as isolated', throughput(get(D)) / throughput(get(ECTX)), '(target >= 0.9)');
