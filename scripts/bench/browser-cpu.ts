@@ -22,8 +22,8 @@ function stat(pid: number): ProcStat | undefined {
   }
 }
 
-/** CPU seconds of `root` and every live descendant (with the reaped ones they hold). */
-export function treeCpuSeconds(root: number = process.pid): number {
+/** The processes of `root`'s tree (itself included), with their stat. */
+function tree(root: number): Map<number, ProcStat> {
   const stats = new Map<number, ProcStat>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -39,9 +39,27 @@ export function treeCpuSeconds(root: number = process.pid): number {
     }
     return false;
   };
+  return new Map([...stats].filter(([pid]) => inTree(pid)));
+}
+
+/** CPU seconds of `root` and every live descendant (with the reaped ones they hold). */
+export function treeCpuSeconds(root: number = process.pid): number {
   let ticks = 0;
-  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
+  for (const s of tree(root).values()) ticks += s.ticks;
   return ticks / TICKS_PER_SECOND;
+}
+
+/** Summed PSS (MB) of `root` and every live descendant. */
+export function treePssMb(root: number): number {
+  let kb = 0;
+  for (const pid of tree(root).keys()) {
+    try {
+      kb += Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+  }
+  return kb / 1024;
 }
 
 /** CPU ticks by process (its own and its reaped children's) in `root`'s tree, with the process's kind. */

@@ -3,11 +3,11 @@
 // phases alternate in rounds, so that whatever else the machine runs weighs on each alike; CPU is
 // that of this process and all it started (scrapegate and its browsers, the raw sessions).
 // Not a timed test: run it with `npm run bench:browser`.
-import { treeCpuSeconds } from './browser-cpu.js';
+import { treeCpuSeconds, treePssMb } from './browser-cpu.js';
 import { newDriver, RawSession, renderPage, CHROMIUM, type Isolation } from './browser-raw.js';
 import { startBenchTarget } from './browser-target.js';
 import { startBenchServer } from './bench-server.js';
-import { chromiumPssMb, describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
+import { describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
 
 const POOL = Number(process.env.BENCH_POOL ?? 6);
 const CLIENTS = 2 * POOL;
@@ -28,7 +28,7 @@ const scrape = async (url = pageUrl) => {
 const raws = await Promise.all(Array.from({ length: POOL }, () => RawSession.start()));
 
 await measure('warm-up', 30, POOL, () => scrape());
-const pss30 = chromiumPssMb();
+const pss30 = treePssMb(server.pid);
 for (const raw of raws) for (const isolation of ['none', 'clear', 'context'] as const) for (let i = 0; i < 3; i++) await raw.render(pageUrl, isolation);
 for (const isolation of ['none', 'context'] as const) for (let i = 0; i < 3; i++) await raws[0].render(pendingUrl, isolation);
 
@@ -82,7 +82,7 @@ for (let round = 0; round < ROUNDS; round++) {
   await phase(B2, seq, 1, rawOnce(pendingUrl, 'none'));
   await phase(B2CTX, seq, 1, rawOnce(pendingUrl, 'context'));
   await phase(D, par, CLIENTS, () => scrape());
-  if (round === 0) pssD = chromiumPssMb();
+  if (round === 0) pssD = treePssMb(server.pid);
   await phase(ECTX, par, POOL, rawOnce(pageUrl, 'context'));
   await phase(ECLEAR, par, POOL, rawOnce(pageUrl, 'clear'));
   await phase(E, par, POOL, rawOnce(pageUrl, 'none'));
@@ -91,7 +91,7 @@ for (let round = 0; round < ROUNDS; round++) {
 await Promise.all(raws.map((raw) => raw.quit()));
 const rendered = 30 + phases.get(A)!.latencies.length + phases.get(A2)!.latencies.length + phases.get(D)!.latencies.length;
 if (rendered < 300) await measure('top-up to 300 renders', 300 - rendered, POOL, () => scrape());
-const pss300 = chromiumPssMb();
+const pss300 = treePssMb(server.pid);
 await server.stop();
 
 target.close();
@@ -102,7 +102,7 @@ const cpuPerRender = (label: string) => (get(label).cpuSeconds / get(label).late
 console.log(`\nbrowser engine benchmark (${new Date().toISOString()}, ${POOL} sessions, ${ROUNDS} rounds, Chromium ${CHROMIUM})\n`);
 for (const [label, run] of phases) console.log(`${describeRun(run)}  CPU ${cpuPerRender(label).toFixed(0).padStart(4)} ms/render`);
 console.log('');
-console.log(`summed PSS of every Chromium process during (d), with the raw sessions idle: ${pssD.toFixed(0)} MB`);
+console.log(`PSS of scrapegate, its ${POOL} sessions' drivers and browsers, during (d): ${pssD.toFixed(0)} MB`);
 console.log(`scrapegate's pool PSS after ${Math.max(300, rendered)} renders / after 30: ${pss300.toFixed(0)} MB / ${pss30.toFixed(0)} MB = ${(pss300 / pss30).toFixed(2)}`);
 console.log('');
 const ratio = (label: string, value: number, goal: string) => console.log(`${label.padEnd(62)} ${value.toFixed(2).padStart(6)}   ${goal}`);
