@@ -1,7 +1,8 @@
 // Where a browser render's milliseconds go: the real server in this process, sequential
 // requests through the API, and every step of the engine (render, reset, each DevTools command,
 // each WebDriver call) timed from the diagnostics channel it publishes on. Run it with
-// `npm run bench:browser-profile [-- --requests 100]`; add `--cpu-prof` to node for a CPU profile.
+// `npm run bench:browser-profile [-- --requests 100 --pool 2 --gap 800 --pending]`; add
+// `--cpu-prof` to node's options for a CPU profile of the server's process.
 import diagnostics_channel from 'node:diagnostics_channel';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { migrate, openDatabase } from '../../src/store/database.js';
 import { startBenchTarget } from './browser-target.js';
 import { percentile } from './measure.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, pool: { type: 'string', default: '2' }, pending: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '100' }, pool: { type: 'string', default: '2' }, pending: { type: 'boolean', default: false }, gap: { type: 'string', default: '800' } } });
 const REQUESTS = Number(values.requests);
 
 const target = await startBenchTarget();
@@ -53,9 +54,9 @@ diagnostics_channel.subscribe('scrapegate:browser-step', listener);
 const totals: number[] = [];
 const cpuBefore = process.cpuUsage();
 for (let i = 0; i < REQUESTS; i++) {
-  // Off-path work (the last session's reset) is left to finish first, so that it is not counted as
-  // the request's, and the request does not share the CPU with it.
-  await sleep(Number(process.env.PROFILE_GAP_MS ?? 150));
+  // Off-path work (the last session's reset) is left to finish first (`--gap 0`: not), so that it
+  // is not counted as the request's, and the request does not share the CPU with it.
+  await sleep(Number(values.gap));
   inRequest = true;
   const t = performance.now();
   await scrape();
@@ -67,7 +68,7 @@ diagnostics_channel.unsubscribe('scrapegate:browser-step', listener);
 
 const row = (name: string, list: number[]) =>
   `${name.padEnd(44)} ${String(list.length).padStart(5)} ${(list.length / REQUESTS).toFixed(2).padStart(6)} ${percentile(list, 50).toFixed(1).padStart(8)} ${(list.reduce((a, b) => a + b, 0) / list.length).toFixed(1).padStart(8)} ${(list.reduce((a, b) => a + b, 0) / REQUESTS).toFixed(1).padStart(9)}`;
-console.log(`\n${REQUESTS} sequential requests through /v2/general, pool of ${values.pool}, ${values.pending ? 'pending-work' : 'JS'} page\n`);
+console.log(`\n${REQUESTS} sequential requests through /v2/general, ${values.gap} ms apart, pool of ${values.pool}, ${values.pending ? 'pending-work' : 'JS'} page\n`);
 console.log(`${'step'.padEnd(44)} ${'count'.padStart(5)} ${'/req'.padStart(6)} ${'p50 ms'.padStart(8)} ${'mean ms'.padStart(8)} ${'ms/req'.padStart(9)}`);
 console.log(row('request through the API (client side)', totals));
 for (const [name, list] of [...steps].sort(([a], [b]) => a.localeCompare(b))) console.log(row(name, list));
