@@ -5,6 +5,7 @@
  *   index, server/, cli/        the composition root: builds every part
  *   http, dashboard             the edge: routes, decoding, answers; the operator's pages
  *   jobs                        work that arrives without a request of its own
+ *   webhooks                    the jobs' signed callbacks: implements the ports jobs/ declares for them
  *   scrape                      the scrape service: one request, billed, fetched, answered
  *   accounts                    the rules of keys and plans
  *   billing                     what a request costs; its storage is a port
@@ -31,8 +32,13 @@ module.exports = {
       from: { path: '^src/(?!http/|dashboard/|index\\.ts$|server/|cli/)' },
       to: { path: EDGE, pathNot: '^src/dashboard/[a-z-]+-ports\\.ts$' },
     },
-    forbid('jobs-below-the-edge', '^src/(?!jobs/|http/|dashboard/|index\\.ts$|server/|cli/)', '^src/jobs/',
-      'Jobs are started by the edge and the composition root; the scrape service does not know them.'),
+    {
+      name: 'jobs-below-the-edge',
+      comment: 'Jobs are started by the edge and the composition root; the scrape service does not know them. The store implements the ports the jobs declare.',
+      severity: 'error',
+      from: { path: '^src/(?!jobs/|webhooks/|http/|dashboard/|index\\.ts$|server/|cli/)' },
+      to: { path: '^src/jobs/', pathNot: '^src/jobs/job-(store|ports)\\.ts$' },
+    },
     forbid('scrape-below-the-edge-and-jobs', '^src/(accounts|billing|engines|content|egress|store|config|observability|ip|time|process|generated)/', '^src/scrape/',
       'The scrape service uses the engines, the content and the billing; they do not know it.'),
     forbid('accounts-below-the-edge', '^src/(scrape|billing|engines|content|egress|config|observability|ip|time|process|generated)/', '^src/accounts/',

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Dredd against the real server (embedded SQLite in a temporary directory): the public document,
-# then the admin document (the server has an ADMIN_TOKEN for this run only).
+# the Firecrawl dialect's, then the admin document (the server has an ADMIN_TOKEN for this run only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -25,6 +25,9 @@ done
 node contract-tests/dredd-document.mjs openapi/dist/openapi.json "$work/dredd-openapi.json"
 node_modules/.bin/dredd "$work/dredd-openapi.json" "http://127.0.0.1:$port" \
   --hookfiles=contract-tests/hooks.cjs --language=nodejs --loglevel=${DREDD_LOGLEVEL:-warning} "$@"
+node contract-tests/dredd-document.mjs openapi/dist/firecrawl.json "$work/dredd-firecrawl.json"
+CONTRACT_SERVER_URL="http://127.0.0.1:$port" node_modules/.bin/dredd "$work/dredd-firecrawl.json" "http://127.0.0.1:$port" \
+  --hookfiles=contract-tests/firecrawl-hooks.cjs --language=nodejs --loglevel=${DREDD_LOGLEVEL:-warning} "$@"
 node contract-tests/dredd-document.mjs openapi/dist/admin.json "$work/dredd-admin.json"
 node_modules/.bin/dredd "$work/dredd-admin.json" "http://127.0.0.1:$port" \
   --hookfiles=contract-tests/admin-hooks.cjs --language=nodejs --loglevel=${DREDD_LOGLEVEL:-warning} "$@"

@@ -15,4 +15,5 @@ build() { # name, title of its docs page
 }
 build openapi "scrapegate API" docs.html
 build admin "scrapegate admin API" admin-docs.html
-echo "openapi/dist: openapi.json openapi.yaml docs.html admin.json admin.yaml admin-docs.html"
+build firecrawl "scrapegate Firecrawl dialect" firecrawl-docs.html
+echo "openapi/dist: openapi.json openapi.yaml docs.html admin.json admin.yaml admin-docs.html firecrawl.json firecrawl.yaml firecrawl-docs.html"

@@ -73,6 +73,9 @@ export interface Settlement {
 
 export type LedgerOutcome = 'reserved' | 'charged' | 'refunded';
 
+/** What `reopen` found and did. */
+export type ReopenResult = 'reopened' | 'charged' | 'insufficient' | 'missing';
+
 /**
  * The billing's storage: each method one round trip on MySQL (a statement or a procedure), a
  * transaction on SQLite, exact under any concurrency and across processes. The rules of when to
@@ -105,6 +108,13 @@ export interface BillingStore {
    * True when it was refunded by this call. `timeoutMs` bounds the statement.
    */
   refund(requestId: string, settlement: Settlement, countFailure: boolean, settledBy: 'request' | 'reconcile', timeoutMs?: number): Promise<boolean>;
+  /**
+   * A job item's next attempt takes its ledger row again (the row's id is the item's): a reserved
+   * row left by an attempt that died gives its credits back, then the key is debited anew and the
+   * row is reserved again in the key's current period, outside the failure budget. All or nothing,
+   * with the row locked. `charged`: the item was already charged, nothing changed.
+   */
+  reopen(requestId: string, key: { id: number; periodEnd: number }, debit: Debit, entry: LedgerEntry, timeoutMs?: number): Promise<ReopenResult>;
   /** Where a request's row stands (after an answer lost on the way). */
   outcomeOf(requestId: string, timeoutMs: number): Promise<LedgerOutcome | undefined>;
   /** The key hashed `keyHash`, revoked or not; reads only. */

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from './billing-refusals.js';
 import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
+import { AlreadyChargedError, LedgerRowExistsError } from './ledger-row-errors.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { IpAllowList } from '../ip/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
@@ -107,18 +108,50 @@ export class Billing {
    * `deadlineAt`: when the request must be answered (epoch ms); `budgetMs` its whole time. Bounded
    * in all by RESERVE_LIMIT_MS (or the time left): a reservation given up on may still land, and
    * is then refunded by reconciliation. `clientAddress`: where the caller is (undefined: unknown,
-   * which no IP restriction admits).
+   * which no IP restriction admits). `requestId`: the ledger id to use (a job item's); a new one when undefined.
    */
-  reserve(keyHash: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress?: string): Promise<Reservation> {
+  reserve(
+    keyHash: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress?: string, requestId?: string,
+  ): Promise<Reservation> {
     const limit = () => Math.max(250, Math.min(RESERVE_LIMIT_MS, deadline.at - this.now()));
-    return boundedCall('the reservation', limit(), () => this.reserveUnbounded(keyHash, debit, request, deadline, clientAddress, limit));
+    const facts = { ...request, requestId: requestId ?? randomUUID() };
+    return boundedCall('the reservation', limit(), async () => {
+      // A given id may have its row already: a job item's earlier attempt (billing/README.md).
+      const before = requestId === undefined ? undefined : await this.options.store.outcomeOf(requestId, limit());
+      if (before === 'charged') throw new AlreadyChargedError(facts.requestId);
+      if (before !== undefined) return this.reserveAgain(keyHash, debit, facts, deadline, clientAddress, limit);
+      return this.reserveUnbounded(keyHash, debit, facts, deadline, clientAddress, limit);
+    });
+  }
+
+  /** A job item's next attempt: its row reserved again (billing-store.ts `reopen`), judged as a new request is. */
+  private async reserveAgain(
+    keyHash: string, debit: Debit, request: RequestFacts & { requestId: string }, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
+  ): Promise<Reservation> {
+    const entry: LedgerEntry = { ...request, instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
+    // The balance is judged by `reopen` itself, after the row's own reservation is given back.
+    const key = await this.current(keyHash, debit.at, clientAddress);
+    const lease = await this.takeSlot(key, entry.requestId, deadline.budgetMs + this.options.leaseGraceMs);
+    try {
+      const result = await this.options.store.reopen(entry.requestId, key, debit, entry, limit());
+      if (result === 'charged') throw new AlreadyChargedError(entry.requestId);
+      if (result === 'insufficient') {
+        const remaining = (await this.options.store.findKey(keyHash))?.creditsRemaining ?? 0;
+        throw new InsufficientCreditsError(debit.cost, remaining, key.periodEnd).ofKey(key.id);
+      }
+      if (result === 'missing') throw new LedgerRowExistsError(entry.requestId);
+    } catch (err) {
+      if (lease) await this.release(lease);
+      throw err;
+    }
+    return this.reservation(entry, debit, deadline.at, lease);
   }
 
   private async reserveUnbounded(
-    keyHash: string, debit: Debit, request: RequestFacts, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
+    keyHash: string, debit: Debit, request: RequestFacts & { requestId: string }, deadline: { at: number; budgetMs: number }, clientAddress: string | undefined, limit: () => number,
   ): Promise<Reservation> {
     const { store, budget } = this.options;
-    const entry: LedgerEntry = { ...request, requestId: randomUUID(), instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
+    const entry: LedgerEntry = { ...request, instanceId: this.options.instanceId, settleLimitMs: deadline.budgetMs + SETTLE_GRACE_MS };
     // A restricted key never matches here (the statement requires no restriction): it is read and judged below.
     if (await store.reserveByHash(keyHash, debit, budget, entry, limit())) return this.reservation(entry, debit, deadline.at, undefined);
     let key = await this.current(keyHash, debit.at, clientAddress);

@@ -36,6 +36,7 @@ export const jobsVariables = {
   JOB_WORKERS: z.coerce.number().int().min(0).max(512).default(16),
   JOB_KEY_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(32),
   JOB_BROWSER_SHARE: z.coerce.number().min(0).max(1).default(0.5),
+  JOB_STALLED_SECONDS: z.coerce.number().min(0.5).max(600).default(30),
   WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]),
   WEBHOOK_ALLOW_CIDRS: ranges,
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
@@ -65,6 +66,8 @@ export interface JobsConfig {
   keyMaxInFlight: number;
   /** The part of the browser pool job items may hold while synchronous requests wait. */
   browserShare: number;
+  /** A worker's lock on its item: an instance dead this long has its items run again elsewhere. */
+  stalledMs: number;
   webhooks: WebhookConfig;
   /** Requests at once to one host of a crawl, over every instance, when the crawl sets no delay. */
   crawlHostConcurrency: number;
@@ -91,6 +94,7 @@ export function jobsConfig(e: Variables, dataDir: string): JobsConfig {
     workers: e.JOB_WORKERS,
     keyMaxInFlight: e.JOB_KEY_MAX_IN_FLIGHT,
     browserShare: e.JOB_BROWSER_SHARE,
+    stalledMs: e.JOB_STALLED_SECONDS * 1000,
     webhooks: {
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE.map((s) => s * 1000),
       allowCidrs: e.WEBHOOK_ALLOW_CIDRS,

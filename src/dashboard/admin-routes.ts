@@ -8,9 +8,11 @@ import { field, keyChangeBody, newKeyBody, rotateBody } from './form-fields.js';
 import { keyPage } from './pages/key-page.js';
 import { keysPage, type KeysQuery } from './pages/keys-page.js';
 import { secretPage } from './pages/secret-page.js';
+import { webhookView } from './webhook-view.js';
 import type { Visit } from './visits.js';
 
 const ID = /^[1-9]\d{0,11}$/;
+const DELIVERY_ID = /^[A-Za-z0-9_-]{1,40}$/;
 const text = (value: unknown, max: number) => (typeof value === 'string' && value !== '' && value.length <= max ? value : undefined);
 /** What a whole secret looks like (api-key-store.ts makes them): searched for, and shown, by its display prefix alone. */
 const SECRET = /^sg_[A-Za-z0-9_-]{20,}$/;
@@ -39,8 +41,8 @@ export function adminRoutes(parts: DashboardParts, visitOfRequest: (res: express
 
   async function onePage(res: express.Response, id: number, error?: { status: number; message: string }): Promise<void> {
     const key = await parts.keyAdmin.get(id);
-    const [view, audit] = await Promise.all([accountView(parts.reports, key, now()), parts.reports.audit({ keyId: id, limit: 50 })]);
-    const page = keyPage(visitOfRequest(res).viewer, catalog, view, audit.items, parts.sessions.newFormId(), error?.message);
+    const [view, audit, webhooks] = await Promise.all([accountView(parts.reports, key, now()), parts.reports.audit({ keyId: id, limit: 50 }), webhookView(parts.webhooks, id)]);
+    const page = keyPage(visitOfRequest(res).viewer, catalog, view, audit.items, parts.sessions.newFormId(), webhooks, error?.message);
     res.status(error?.status ?? 200).type('html').send(String(page));
   }
 
@@ -108,6 +110,27 @@ export function adminRoutes(parts: DashboardParts, visitOfRequest: (res: express
     } catch (err) {
       await orShow((error) => onePage(res, id, error))(err);
     }
+  });
+
+  router.post('/keys/:id/webhook-secret/rotate', async (req, res) => {
+    const id = keyId(req);
+    try {
+      await oneUse(req, res);
+      await parts.webhooks.rotate('admin', id);
+      res.redirect(303, `/dashboard/keys/${id}`);
+    } catch (err) {
+      await orShow((error) => onePage(res, id, error))(err);
+    }
+  });
+
+  router.post('/keys/:id/webhook-deliveries/:delivery/replay', async (req, res) => {
+    const id = keyId(req);
+    const delivery = String(req.params.delivery);
+    if (!DELIVERY_ID.test(delivery)) throw new NotFoundError('No webhook delivery has this id.');
+    const found = (await parts.webhooks.deliveries(id, 200)).some((d) => d.id === delivery);
+    if (!found) throw new NotFoundError('No webhook delivery of this key has this id.');
+    await parts.webhooks.replay(delivery);
+    res.redirect(303, `/dashboard/keys/${id}`);
   });
 
   router.post('/keys/:id/revoke', async (req, res) => {

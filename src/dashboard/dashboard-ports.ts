@@ -1,3 +1,5 @@
+import type { DeliveryRecord, KeyJobRecord } from '../webhooks/webhook-ports.js';
+
 /** What the dashboard keeps, and the storage it is given for it (store/dashboard-sessions-sql.ts implements it). */
 
 export type SessionRole = 'admin' | 'key';
@@ -24,4 +26,13 @@ export interface SessionStorePort {
   /** Keeps the newest `keep` sessions of a role and key, ending the others. */
   trim(role: SessionRole, apiKeyId: number | null, keep: number): Promise<void>;
   pruneExpired(now: number): Promise<number>;
+}
+
+/** A key's webhook secret, deliveries and jobs, as the dashboard shows and changes them (webhooks/webhook-admin.ts implements it). */
+export interface WebhookViewPort {
+  secret(apiKeyId: number): Promise<string>;
+  rotate(actor: string, apiKeyId: number): Promise<string>;
+  deliveries(apiKeyId: number, limit?: number): Promise<DeliveryRecord[]>;
+  jobs(apiKeyId: number, limit?: number): Promise<KeyJobRecord[]>;
+  replay(id: string): Promise<DeliveryRecord>;
 }

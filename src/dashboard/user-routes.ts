@@ -1,4 +1,5 @@
 import express from 'express';
+import { SecretReplacedError } from '../accounts/account-errors.js';
 import { hashApiKey } from '../billing/billing.js';
 import { ConflictError } from '../http/errors/api-error.js';
 import { accountView } from './account-view.js';
@@ -8,6 +9,7 @@ import { field, rotateBody } from './form-fields.js';
 import { secretPage } from './pages/secret-page.js';
 import { userPage } from './pages/user-page.js';
 import type { Visit } from './visits.js';
+import { webhookView } from './webhook-view.js';
 
 type KeyVisit = Visit & { identity: { role: 'key' } };
 
@@ -24,7 +26,7 @@ export function userRoutes(parts: DashboardParts, visitOfRequest: (res: express.
     const [key, current] = await Promise.all([parts.keyAdmin.get(id), parts.keyAdmin.isCurrentSecret(id, visit.session.credentialHash)]);
     // A session opened with a secret rotated away since may still look (until its grace ends), not rotate.
     const formId = current ? parts.sessions.newFormId() : undefined;
-    const page = userPage(visit.viewer, await accountView(parts.reports, key, now()), formId, error?.message);
+    const page = userPage(visit.viewer, await accountView(parts.reports, key, now()), formId, await webhookView(parts.webhooks, id), error?.message);
     res.status(error?.status ?? 200).type('html').send(String(page));
   }
 
@@ -50,6 +52,24 @@ export function userRoutes(parts: DashboardParts, visitOfRequest: (res: express.
     await parts.sessions.rebind(visit.session, hashApiKey(rotated.key)).catch((err: unknown) => parts.logger.error({ err }, 'a rotated key\'s dashboard session could not follow it'));
     const viewer = { ...visit.viewer, who: { role: 'key' as const, prefix: rotated.record.prefix } };
     res.type('html').send(String(secretPage(viewer, 'Your key was rotated', rotated.key, rotated.record, '/dashboard')));
+  });
+  /** Only a session on the key's current secret may rotate its webhook secret, as for the key itself. */
+  router.post('/webhook-secret/rotate', async (req, res) => {
+    const visit = visitOfRequest(res);
+    if (visit.identity.role !== 'key') return void res.redirect(303, '/dashboard');
+    const { account } = visit.identity;
+    try {
+      if (!(await parts.keyAdmin.isCurrentSecret(account.id, visit.session.credentialHash))) throw new SecretReplacedError();
+      if (!(await parts.sessions.claimForm(visit.session, field(req.body, 'form_id')))) {
+        throw new ConflictError('This form was sent already (the page was reloaded, or sent twice): the webhook secret was not rotated again.');
+      }
+      await parts.webhooks.rotate(`key:${account.prefix}`, account.id);
+    } catch (err) {
+      const shown = formError(err);
+      if (!shown) throw err;
+      return render(res, shown);
+    }
+    res.redirect(303, '/dashboard');
   });
   return { page: async (_req, res) => render(res), router };
 }

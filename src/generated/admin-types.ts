@@ -150,6 +150,144 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/keys/{id}/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A key's webhook signing secret
+         * @description The secret that signs every webhook delivery of the key's jobs, made the
+         *     first time it is asked for. `X-Firecrawl-Signature` is keyed with this
+         *     string as shown (`whsec_` included); the Standard Webhooks
+         *     `webhook-signature` with the bytes its base64 part decodes to.
+         */
+        get: operations["adminGetWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a key's webhook signing secret
+         * @description A new secret, at once: every attempt from now on, retries of earlier
+         *     events included, is signed with it. The change is in the audit log
+         *     (`rotate_webhook`), never the secret.
+         */
+        post: operations["adminRotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A key's last webhook deliveries
+         * @description The key's webhook deliveries, newest first, with their state, attempts and next try.
+         */
+        get: operations["adminKeyWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A key's jobs
+         * @description The key's batch and crawl jobs, newest first, with their progress and credits, until their results expire.
+         */
+        get: operations["adminKeyJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhook-deliveries/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The delivery's id, its `webhook-id`.
+                 * @example msg_2f1c9a4e-8a0b-4c2d-9e1f-3b5a7c9d0e1f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a webhook delivery
+         * @description A new attempt now, whatever the delivery's state, with the same
+         *     `webhook-id` and body (signed afresh). If it fails, the delivery retries
+         *     only while its schedule has attempts left; a delivery whose schedule is
+         *     spent gets this one attempt.
+         */
+        post: operations["adminReplayWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys/{id}": {
         parameters: {
             query?: never;
@@ -411,7 +549,7 @@ export interface components {
              */
             actor: string;
             /** @enum {string} */
-            action: "create" | "update" | "rotate" | "revoke";
+            action: "create" | "update" | "rotate" | "revoke" | "rotate_webhook";
             key_id: number;
             /** @description The key's display prefix after the change. */
             key_prefix: string;
@@ -421,6 +559,65 @@ export interface components {
         AuditPage: {
             items: components["schemas"]["AuditEntry"][];
             next_cursor: string | null;
+        };
+        WebhookSecret: {
+            /**
+             * @description `whsec_` and the base64 of 32 random bytes.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8qXIpWn7XA0=
+             */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /**
+             * @description The delivery's `webhook-id`, the same on every attempt.
+             * @example msg_2f1c9a4e-8a0b-4c2d-9e1f-3b5a7c9d0e1f
+             */
+            id: string;
+            job_id: string;
+            /**
+             * @description The payload's `type`.
+             * @example batch_scrape.completed
+             */
+            event: string;
+            url: string;
+            /**
+             * @description `failed`: every attempt of the schedule failed; `stopped`: the receiver answered 410.
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed" | "stopped";
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the next attempt runs (pending deliveries only).
+             */
+            next_attempt_at: string | null;
+            /** @description The status of the last attempt's answer (null when it got none). */
+            last_status: number | null;
+            last_error: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            delivered_at: string | null;
+        };
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+        };
+        KeyJob: {
+            id: string;
+            /** @enum {string} */
+            kind: "batch_scrape" | "crawl";
+            /** @enum {string} */
+            status: "scraping" | "completed" | "failed" | "cancelled";
+            total: number;
+            /** @description Items finished with a document. */
+            done_count: number;
+            /** @description Items finished without one (the job's errors). */
+            failed_count: number;
+            credits_used: number;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        KeyJobList: {
+            items: components["schemas"]["KeyJob"][];
         };
         /**
          * @description Only the fields given change. A new `plan` brings that plan's allowance
@@ -572,6 +769,8 @@ export interface components {
          * @example 1
          */
         KeyId: number;
+        /** @description At most this many items. */
+        ShortLimit: number;
     };
     requestBodies: never;
     headers: never;
@@ -813,6 +1012,186 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminGetWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's webhook secret. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's new webhook secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminKeyWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description At most this many items. */
+                limit?: components["parameters"]["ShortLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's last deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminKeyJobs: {
+        parameters: {
+            query?: {
+                /** @description At most this many items. */
+                limit?: components["parameters"]["ShortLimit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The key's id (its record's `id`, never its secret).
+                 * @example 1
+                 */
+                id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyJobList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    adminReplayWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The delivery's id, its `webhook-id`.
+                 * @example msg_2f1c9a4e-8a0b-4c2d-9e1f-3b5a7c9d0e1f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No delivery has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "No webhook delivery has this id."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             405: components["responses"]["MethodNotAllowed"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];

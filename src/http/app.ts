@@ -28,6 +28,8 @@ export interface AppParts {
   trustedProxies: IpAllowList;
   /** /dashboard: its own pages, headers and error pages (dashboard/dashboard-router.ts). */
   dashboard: express.Router;
+  /** The Firecrawl dialect: its document's routes (with their own error answers) and the document. */
+  firecrawl: { routes: express.Router; spec: SpecAssets };
   admin: {
     /** The admin document's operations (its own OpenApiRouter). */
     routes: express.Router;
@@ -44,7 +46,7 @@ export interface AppParts {
 
 const DOCS_CSP = "default-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline' blob:";
 
-export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies, dashboard, admin }: AppParts): express.Express {
+export function createApp({ routes, ops, drain, spec, logger, metrics, maxRequestBodyBytes, trustedProxies, dashboard, firecrawl, admin }: AppParts): express.Express {
   const app = express();
   // Read only where an IP restriction is judged (clientAddressOf), never through express's `trust proxy`.
   app.trustedProxies = trustedProxies;
@@ -58,6 +60,7 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.use(dashboardOrigin(admin.origin));
   // The API first: its routes are the hot path, the documents below are read by people.
   app.use(routes);
+  app.use(firecrawl.routes);
   // Every /admin path passes the token's gate before its routes (or the 404 of an unknown one).
   app.use('/admin', adminAuth(admin.token, admin.guessLimit, admin.onAuthFailure));
   app.use(admin.routes);
@@ -67,6 +70,8 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.get('/openapi.yaml', (_req, res) => void res.type('application/yaml').send(spec.yaml));
   app.get('/openapi/admin.json', (_req, res) => void res.type('application/json').send(admin.spec.json));
   app.get('/openapi/admin.yaml', (_req, res) => void res.type('application/yaml').send(admin.spec.yaml));
+  app.get('/openapi/firecrawl.json', (_req, res) => void res.type('application/json').send(firecrawl.spec.json));
+  app.get('/openapi/firecrawl.yaml', (_req, res) => void res.type('application/yaml').send(firecrawl.spec.yaml));
   app.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', DOCS_CSP);
     res.type('text/html').send(spec.docsHtml);
@@ -74,6 +79,10 @@ export function createApp({ routes, ops, drain, spec, logger, metrics, maxReques
   app.get('/docs/admin', (_req, res) => {
     res.setHeader('Content-Security-Policy', DOCS_CSP);
     res.type('text/html').send(admin.spec.docsHtml);
+  });
+  app.get('/docs/firecrawl', (_req, res) => {
+    res.setHeader('Content-Security-Policy', DOCS_CSP);
+    res.type('text/html').send(firecrawl.spec.docsHtml);
   });
   app.use(() => {
     throw new NotFoundError('Not Found');

@@ -20,8 +20,10 @@ function offline(html: string): string {
   return html.replace(/https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini(?:-full)?\.svg/g, 'data:,');
 }
 
-/** `which`: the public document (openapi.*, docs.html) or the admin one (admin.*, admin-docs.html). */
-export function loadSpecAssets(dir: string = SPEC_DIST_DIR, which: 'openapi' | 'admin' = 'openapi'): SpecAssets {
+const DOCS_PAGES = { openapi: 'docs.html', admin: 'admin-docs.html', firecrawl: 'firecrawl-docs.html' } as const;
+
+/** `which`: the public document (openapi.*, docs.html), the admin one (admin.*, admin-docs.html) or the Firecrawl dialect's (firecrawl.*, firecrawl-docs.html). */
+export function loadSpecAssets(dir: string = SPEC_DIST_DIR, which: keyof typeof DOCS_PAGES = 'openapi'): SpecAssets {
   const read = (name: string) => {
     try {
       return readFileSync(`${dir}${name}`, 'utf8');
@@ -30,5 +32,5 @@ export function loadSpecAssets(dir: string = SPEC_DIST_DIR, which: 'openapi' | '
     }
   };
   const json = read(`${which}.json`);
-  return { document: JSON.parse(json) as Document, json, yaml: read(`${which}.yaml`), docsHtml: offline(read(which === 'openapi' ? 'docs.html' : 'admin-docs.html')) };
+  return { document: JSON.parse(json) as Document, json, yaml: read(`${which}.yaml`), docsHtml: offline(read(DOCS_PAGES[which])) };
 }

@@ -80,6 +80,8 @@ export interface ScrapedDocument {
 /** Makes one item into a document over the scrape service (the Firecrawl dialect implements it). */
 export interface DocumentScraper {
   scrape(item: ItemScrape): Promise<ScrapedDocument>;
+  /** The engine the options select, so the job engine queues the item where that engine's share is kept. */
+  engineOf(options: StoredScrapeOptions): 'plain' | 'browser';
 }
 
 export type JobEventType = 'started' | 'page' | 'completed' | 'failed';

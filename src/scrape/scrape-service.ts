@@ -55,6 +55,16 @@ export interface ScrapeCall<T> {
   cancelled?: AbortSignal;
   /** Learns the request's ledger id as soon as it has one, so that whatever the answer it can carry it. */
   billed?: (requestId: string) => void;
+  /**
+   * The ledger id to use (a job item's id, the same on every attempt): charged at most once, however
+   * often it runs. Undefined: a new one.
+   */
+  requestId?: string;
+  /**
+   * Called once the answer is made, before the charge: a job stores the answer first, so that a crash
+   * between the two can neither lose a charged answer nor charge twice. Its failure refunds.
+   */
+  answered?: (made: T, settled: { requestId: string; cost: number }) => Promise<void>;
 }
 
 export interface ScrapeResult<T> {
@@ -98,6 +108,7 @@ export class ScrapeService {
         made = await race(Promise.resolve(answer.build(page, { key: caller.keyHash, signal: workEnds })), ends);
         // Never charged for an answer whose caller has already gone.
         if (cancelled?.aborted) throw new ClientCancelledError();
+        await call.answered?.(made, { requestId: reservation.requestId, cost: reservation.cost });
       } catch (err) {
         await this.refund(reservation, call, err, egress);
         throw err;
@@ -110,11 +121,12 @@ export class ScrapeService {
     }
   }
 
-  private reserve<T>({ request, answer, caller, operation }: ScrapeCall<T>, deadline: Deadline): Promise<Reservation> {
+  private reserve<T>(call: ScrapeCall<T>, deadline: Deadline): Promise<Reservation> {
+    const { request, answer, caller, operation } = call;
     const cost = creditCost(this.deps.costs, request);
     const facts = { operation, engine: engineKind(request), proxyType: request.proxy.type, proxyCountry: request.proxy.country ?? null, targetHost: request.url.hostname };
     const debit = { cost, budgeted: request.browser || answer.htmlWork, at: Date.now() };
-    return this.deps.billing.reserve(caller.keyHash, debit, facts, deadline, caller.clientAddress).catch((err: unknown) => {
+    return this.deps.billing.reserve(caller.keyHash, debit, facts, deadline, caller.clientAddress, call.requestId).catch((err: unknown) => {
       if (err instanceof BillingRefusal && err.keyId !== undefined) this.deps.refusals?.count(err.keyId, statusOf(err), Date.now());
       return this.countRefusal(err);
     });

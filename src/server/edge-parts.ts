@@ -23,11 +23,16 @@ import type { Readiness } from '../observability/readiness.js';
 import type { Answers } from '../scrape/answers/answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 import type { SqlStores } from '../store/sql-stores.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import { firecrawlParts, type FirecrawlDeps } from './firecrawl-parts.js';
 
 /** The HTTP edge: the public API's and the admin API's routes, the dashboard, the operator's endpoints, in one express app. */
 export async function edgeParts(
   config: Config,
-  with_: { stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger },
+  with_: {
+    stores: SqlStores; catalog: Catalog; billing: Billing; service: ScrapeService; answers: Answers; readiness: Readiness; drain: Drain; metrics: Metrics; logger: Logger;
+    webhooks: WebhookAdmin; firecrawl: FirecrawlDeps;
+  },
 ) {
   const { stores, metrics, logger, service } = with_;
   const spec = loadSpecAssets();
@@ -37,8 +42,9 @@ export async function edgeParts(
   const routes = await new OpenApiRouter(spec.document, operationHandlers(service, with_.answers)).routes(
     bodyParsers(config.maxRequestBodyBytes, bodyBudget, (shapes) => keyFirst(shapes, authenticate)),
   );
+  const firecrawl = await firecrawlParts(config, { ...with_.firecrawl, service, answers: with_.answers, bodyBudget, logger });
   const accounts = accountParts({ keys: stores.accountKeys, history: stores.history }, with_.catalog, (action) => metrics.adminAction(action));
-  const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports));
+  const adminRouter = new OpenApiRouter(adminSpec.document, adminHandlers(accounts.admin, accounts.reports, with_.webhooks));
   // The admin gate (app.ts) judges the token before any admin route reads a body.
   const adminRoutes = await adminRouter.routes(bodyParsers(config.maxRequestBodyBytes, bodyBudget));
   const signInLimit = new SignInLimit(stores.signInFailures, new OperatorAddresses(stores.operators), {
@@ -54,6 +60,7 @@ export async function edgeParts(
     adminToken: config.adminToken,
     keyAdmin: accounts.admin,
     reports: accounts.reports,
+    webhooks: with_.webhooks,
     validate: (operationId, request) => adminRouter.validate(operationId, request),
     metrics,
     logger,
@@ -76,7 +83,8 @@ export async function edgeParts(
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     trustedProxies: IpAllowList.ofRanges(config.trustedProxies),
     dashboard,
+    firecrawl,
     admin: { routes: adminRoutes, spec: adminSpec, token: config.adminToken, guessLimit: signInLimit, onAuthFailure: (why) => metrics.adminAuthFailed(why), origin: config.dashboard.origin },
   });
-  return { app, sessionUpkeep };
+  return { app, sessionUpkeep, upgrade: firecrawl.upgrade };
 }

@@ -17,6 +17,7 @@ import { TargetPolicy } from '../egress/target-policy/target-policy.js';
 import { EngineRegistry } from '../engines/engine-registry.js';
 import { PlainFetcher } from '../engines/plain-fetcher.js';
 import { USER_AGENT } from '../engines/user-agent.js';
+import type { Jobs, WebhookPolicy } from '../jobs/job-ports.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Answers } from '../scrape/answers/answers.js';
 import { WallDetector } from '../scrape/antibot/wall-detector.js';
@@ -27,6 +28,9 @@ import { listenToPool } from './pool-listeners.js';
 /** What the composition may be given in place of its own (the fast tests' engines). */
 export interface ScrapeOverrides {
   engines?: EngineRegistry;
+  /** The job engine the Firecrawl dialect's batches go to (until the server builds its own). */
+  jobs?: Jobs;
+  webhooks?: WebhookPolicy;
 }
 
 /** The way out, the engines, the HTML workers and the scrape service over them. */
@@ -70,6 +74,8 @@ export async function scrapeParts(
   const rulesWorkers = new HtmlWorkers({ threads: 1, queueSize: config.htmlWork.queueSize, perKeyQueue: config.htmlWork.perKeyQueue, taskTimeoutMs: 5_000 });
   return {
     ownPorts,
+    policy,
+    htmlWorkers,
     browser,
     service,
     answers: new Answers(htmlWorkers, rulesWorkers),

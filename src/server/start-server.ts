@@ -11,8 +11,11 @@ import { migrate, openDatabase } from '../store/database.js';
 import { sqlStores } from '../store/sql-stores.js';
 import { billingParts } from './billing-parts.js';
 import { edgeParts } from './edge-parts.js';
+import { firecrawlDocuments } from './firecrawl-parts.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { scrapeParts, type ScrapeOverrides } from './scrape-parts.js';
+import { jobParts } from './job-parts.js';
+import { webhookParts } from './webhook-parts.js';
 
 /** The longest any request may run: v1's 60 s, and v2's `timeout` at its maximum. */
 const LONGEST_DEADLINE_MS = 60_000;
@@ -50,7 +53,19 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     { name: 'database', ready: () => databaseAnswers(db, 2_000) },
     ...(browser ? [{ name: 'browsers', ready: browser.ready }] : []),
   ]);
-  const edge = await edgeParts(config, { stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger });
+  const webhooks = webhookParts(config, { db, ownPorts: scrape.ownPorts, metrics, logger });
+  // The document maker serves POST /v2/scrape and the job engine's items alike.
+  const documents = firecrawlDocuments({ service: scrape.service, htmlWorkers: scrape.htmlWorkers });
+  const jobs = overrides.jobs
+    ? undefined
+    : await jobParts(config, {
+        db, scraper: documents, outbox: webhooks.outbox, keyOf: (caller) => scrape.service.account(caller), metrics,
+        browserSessions: browser ? config.browser.poolSize : 0, stopping: drain.stopping, logger,
+      });
+  const firecrawl = { documents, jobs: overrides.jobs ?? jobs?.jobs, webhooks: overrides.webhooks ?? webhooks.policy, policy: scrape.policy };
+  const edge = await edgeParts(config, {
+    stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger, webhooks: webhooks.admin, firecrawl,
+  });
 
   const server = edge.app.listen(config.port, config.host);
   // Headers arrive at once or never; a whole request (its body included) within the longest
@@ -59,6 +74,8 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = LONGEST_DEADLINE_MS + REQUEST_TIMEOUT_MARGIN_MS;
   server.on('clientError', answerMalformedRequest);
+  // Firecrawl's JS SDK watches a job over a WebSocket: accepted and closed, so that it polls.
+  server.on('upgrade', edge.upgrade);
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   scrape.ownPorts.add(port);
@@ -66,6 +83,8 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   browser?.warm();
   books.start();
   edge.sessionUpkeep.start();
+  webhooks.start();
+  jobs?.start();
   if ((await stores.keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
@@ -73,7 +92,10 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     port,
     async shutdown(graceMs, endGrace = new AbortController().signal) {
       readiness.drain();
-      const result = await drain.run(server, graceMs, endGrace);
+      // Workers take no new item; those running finish within the grace, or end uncharged when the
+      // drain stops the scrapes, and go back to the queue.
+      const [result] = await Promise.all([drain.run(server, graceMs, endGrace), jobs?.stop()]);
+      await webhooks.stop();
       await scrape.close();
       await edge.sessionUpkeep.stop();
       await books.stop();

@@ -106,3 +106,9 @@ export function translated<T extends object>(adapter: T): T {
     },
   });
 }
+
+/** A unique key met again (MySQL's ER_DUP_ENTRY, SQLite's constraint). */
+export function isDuplicateKey(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code ?? '';
+  return code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT');
+}

@@ -7,6 +7,7 @@ import { DeferredWrites } from '../../src/billing/deferred-writes.js';
 import { Reconciler } from '../../src/billing/reconciler.js';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from '../../src/billing/billing-refusals.js';
 import { ChargeNotRecordedError } from '../../src/billing/charge-not-recorded-error.js';
+import { AlreadyChargedError } from '../../src/billing/ledger-row-errors.js';
 import { migrate, openDatabase, type Database } from '../../src/store/database.js';
 import { SqlBillingStore } from '../../src/store/billing/sql-billing-store.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -236,6 +237,56 @@ for (const harness of [fakeHarness(), ...testDatabases().map(sqlHarness)]) {
       const b = billing(0);
       for (let i = 0; i < 5; i++) await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).refund(FAILED, true);
       await (await b.reserve(hashApiKey(key), browser(), FACTS, deadline())).charge(OK);
+    });
+
+    describe('a given request id (a job item, the same on every attempt)', () => {
+      const itemId = () => `item-${randomBytes(6).toString('hex')}`;
+      const again = (b: Billing, key: string, cost: number, id: string) => b.reserve(hashApiKey(key), plain(cost), FACTS, deadline(), undefined, id);
+
+      it('is charged at most once: an attempt after the charge is told so, and takes nothing', async () => {
+        const { key, id } = await harness.addKey({ creditsTotal: 100 }, T0);
+        const b = billing();
+        const item = itemId();
+        const first = await again(b, key, 10, item);
+        expect(first.requestId).to.equal(item);
+        await first.charge(OK);
+        expect(await refused(again(b, key, 10, item))).to.be.instanceOf(AlreadyChargedError);
+        expect((await harness.read(id)).creditsRemaining).to.equal(90);
+      });
+
+      it('after a refund, the next attempt reserves the same row again and is charged once', async () => {
+        const { key, id } = await harness.addKey({ creditsTotal: 100 }, T0);
+        const b = billing();
+        const item = itemId();
+        await (await again(b, key, 10, item)).refund(FAILED, false);
+        const second = await again(b, key, 10, item);
+        expect((await harness.read(id)).creditsRemaining).to.equal(90);
+        await second.charge(OK);
+        expect((await harness.read(id)).creditsRemaining).to.equal(90);
+      });
+
+      it('an attempt that died holding its reservation gives it back to the next one: the key pays once', async () => {
+        const { key, id } = await harness.addKey({ creditsTotal: 100 }, T0);
+        const b = billing();
+        const item = itemId();
+        await again(b, key, 10, item);
+        const retried = await again(b, key, 10, item);
+        expect((await harness.read(id)).creditsRemaining).to.equal(90);
+        await retried.charge(OK);
+        expect((await harness.read(id)).creditsRemaining).to.equal(90);
+        expect(await refused(again(b, key, 10, item))).to.be.instanceOf(AlreadyChargedError);
+      });
+
+      it('a next attempt the credits no longer cover is refused (403), with the earlier reservation given back', async () => {
+        const { key, id } = await harness.addKey({ creditsTotal: 15 }, T0);
+        const b = billing();
+        const item = itemId();
+        await again(b, key, 10, item);
+        await (await b.reserve(hashApiKey(key), plain(5), FACTS, deadline())).charge(OK);
+        expect((await harness.read(id)).creditsRemaining).to.equal(0);
+        expect(await refused(again(b, key, 11, item))).to.be.instanceOf(InsufficientCreditsError);
+        expect((await harness.read(id)).creditsRemaining).to.equal(10);
+      });
     });
 
     if (harness.name === 'in memory') {

@@ -49,7 +49,14 @@ export function addBrowserPages(t: TargetServer): { upgrades: IncomingMessage[] 
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html(`<pre id="echo">${req.method} ${body.toString('utf8')} ${req.headers['x-custom'] ?? ''} ${req.headers['content-type'] ?? ''}</pre>`));
   });
-  t.route('/websocket-page', send(html('<script>try { new WebSocket("ws://" + location.host + "/ws"); } catch (e) {}</script><p>ws</p>')));
+  // The page says when its socket has ended either way, so a test waits for that and not for luck:
+  // the handshake may reach the server after the load event.
+  t.route('/websocket-page', send(html(
+    `<p>ws</p><script>
+       const done = () => { if (!document.getElementById('ws-done')) { const p = document.createElement('p'); p.id = 'ws-done'; document.body.appendChild(p); } };
+       try { const ws = new WebSocket("ws://" + location.host + "/ws"); ws.onclose = done; ws.onerror = done; } catch (e) { done(); }
+     </script>`,
+  )));
 
   t.route('/isolation-write', send(html(
     `<script>

@@ -8,8 +8,10 @@ import type {
   LedgerBooks,
   LedgerEntry,
   LedgerOutcome,
+  ReopenResult,
   Settlement,
 } from '../../src/billing/billing-store.js';
+import { LedgerRowExistsError } from '../../src/billing/ledger-row-errors.js';
 import { StoreUnavailableError } from '../../src/billing/store-unavailable-error.js';
 
 interface FakeKey extends KeyAccount {
@@ -119,6 +121,30 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
     });
   }
 
+  async reopen(requestId: string, key: { id: number; periodEnd: number }, debit: Debit, entry: LedgerEntry): Promise<ReopenResult> {
+    this.enter('reopen');
+    const row = this.ledger.get(requestId);
+    if (!row) return 'missing';
+    if (row.outcome === 'charged') return 'charged';
+    return this.answer(() => {
+      if (row.outcome === 'reserved') {
+        const held = this.keys.get(row.apiKeyId)!;
+        if (held.periodEnd === row.periodEnd) held.creditsRemaining += row.cost;
+      }
+      const current = this.keys.get(key.id);
+      if (!current || current.periodEnd !== key.periodEnd || current.revokedAt !== null || current.creditsRemaining < debit.cost) {
+        row.outcome = 'refunded';
+        return 'insufficient';
+      }
+      current.creditsRemaining -= debit.cost;
+      Object.assign(row, {
+        apiKeyId: key.id, periodEnd: key.periodEnd, cost: debit.cost, browser: false, startedAt: debit.at,
+        reservedAt: this.clock(), settleLimitMs: entry.settleLimitMs, outcome: 'reserved', settledBy: undefined, settlement: undefined,
+      });
+      return 'reopened';
+    });
+  }
+
   async outcomeOf(requestId: string): Promise<LedgerOutcome | undefined> {
     this.enter('outcomeOf');
     return this.ledger.get(requestId)?.outcome;
@@ -204,6 +230,7 @@ export class FakeBillingStore implements BillingStore, LedgerBooks {
   }
 
   private reserve(key: FakeKey, { cost, budgeted, at }: Debit, { allowance, windowMs }: BrowserFailureBudget, entry: LedgerEntry): boolean {
+    if (this.ledger.has(entry.requestId)) throw new LedgerRowExistsError(entry.requestId);
     if (key.creditsRemaining < cost) return false;
     if (budgeted) {
       const expired = key.browserWindowStart <= at - windowMs;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { EngineRegistry } from '../../src/engines/engine-registry.js';
+import type { ScrapeOverrides } from '../../src/server/scrape-parts.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
 import { FakeEngine, type FakeBehaviour } from './fake-engine.js';
 import { TestStore } from './keys.js';
@@ -22,11 +23,12 @@ export interface InProcessServer {
  * own and `FakeEngine` in place of both engines (no target, no browser), so every operation's
  * routing, validation, billing and answer is exercised in milliseconds.
  */
-export async function inProcessServer(paths: Record<string, FakeBehaviour> = {}, env: Record<string, string> = {}): Promise<InProcessServer> {
-  const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'scrapegate-fast-')), 'fast.sqlite')}`;
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env });
+export async function inProcessServer(paths: Record<string, FakeBehaviour> = {}, env: Record<string, string> = {}, overrides: Omit<ScrapeOverrides, 'engines'> = {}): Promise<InProcessServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scrapegate-fast-'));
+  const databaseUrl = `sqlite:${join(dataDir, 'fast.sqlite')}`;
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', ...env });
   const engine = new FakeEngine(paths);
-  const running = await startServer(config, pino({ level: 'silent' }), { engines: new EngineRegistry({ plain: engine, browser: engine }) });
+  const running = await startServer(config, pino({ level: 'silent' }), { ...overrides, engines: new EngineRegistry({ plain: engine, browser: engine }) });
   const store = await TestStore.open(databaseUrl);
   return {
     base: `http://127.0.0.1:${running.port}`,

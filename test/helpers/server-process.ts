@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { recordStartedGroup } from './started-processes.js';
@@ -24,6 +27,8 @@ export class ServerProcess {
   /** Every event the server sent, in order (server/pool-listeners.ts). */
   readonly events: ServerEvent[] = [];
   private readonly eventWaiters = new Set<() => void>();
+  /** Kept across restarts of this server (its Redis's data with it), like a deployment's. */
+  private readonly dataDir = mkdtempSync(join(tmpdir(), 'scrapegate-server-'));
   readonly rawOutput: string[] = [];
   private child: ChildProcess | undefined;
   port = 0;
@@ -52,7 +57,11 @@ export class ServerProcess {
   async start(until: 'ready' | 'listening' = 'ready'): Promise<this> {
     const child = spawn(process.execPath, ['--import', 'tsx', ...this.preload.flatMap((p) => ['--import', p]), 'src/index.ts'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', EVENTS_TO_PARENT: 'true', ...this.env },
+      // A DATA_DIR of its own: its private Redis keeps its files there, one per server.
+      env: {
+        PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', EVENTS_TO_PARENT: 'true',
+        DATA_DIR: this.dataDir, ...this.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     this.child = child;

@@ -4,9 +4,10 @@ import { withFormats } from '../../src/http/routing/ajv-formats.js';
 import { loadSpecAssets } from '../../src/http/spec-assets.js';
 
 /** The promises are kept, not the instances: concurrent first callers must all wait for init(). */
-const apis = new Map<'openapi' | 'admin', Promise<OpenAPIBackend>>();
+type Which = 'openapi' | 'admin' | 'firecrawl';
+const apis = new Map<Which, Promise<OpenAPIBackend>>();
 
-async function specApi(which: 'openapi' | 'admin'): Promise<OpenAPIBackend> {
+async function specApi(which: Which): Promise<OpenAPIBackend> {
   let api = apis.get(which);
   if (!api) {
     api = (async () => {
@@ -23,7 +24,7 @@ async function specApi(which: 'openapi' | 'admin'): Promise<OpenAPIBackend> {
  * Dredd only checks that keys are present on OAS3, so every answer in the integration tests is
  * checked here against the document's schema for its operation and status: body and headers.
  */
-export async function expectMatchesSpec(operationId: string, res: Response, body: unknown, which: 'openapi' | 'admin' = 'openapi'): Promise<void> {
+export async function expectMatchesSpec(operationId: string, res: Response, body: unknown, which: Which = 'openapi'): Promise<void> {
   const a = await specApi(which);
   const contentType = res.headers.get('content-type') ?? '';
   if (contentType.startsWith('application/json')) {

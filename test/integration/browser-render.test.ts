@@ -107,9 +107,10 @@ for (const database of testDatabases()) {
     });
 
     it('block_resource=websocket stops the handshake in the browser', async () => {
-      await render('/websocket-page');
+      const settled: [string, string] = ['wait_for_selector', '#ws-done'];
+      expect((await render('/websocket-page', [settled])).status).to.equal(200);
       expect(upgrades.length).to.equal(1);
-      await render('/websocket-page', [['block_resource', 'websocket']]);
+      expect((await render('/websocket-page', [['block_resource', 'websocket'], settled])).status).to.equal(200);
       expect(upgrades.length).to.equal(1);
     });
 

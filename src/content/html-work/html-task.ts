@@ -4,6 +4,7 @@ import { parseExtractRules, type ExtractRules } from '../extract/extract-rules.j
 import { htmlToMarkdown, type HtmlToMarkdownInput } from '../markdown/html-to-markdown.js';
 import type { Document } from 'domhandler';
 import { MAX_DOM_DEPTH } from '../dom-depth.js';
+import { pageDocument } from '../page-document/page-document.js';
 import { documentText, pageText } from '../text/page-text.js';
 import { htmlToPlainText } from '../text/plain-text.js';
 
@@ -70,6 +71,7 @@ export const HTML_TASKS = {
   extract: extractTask,
   textAndExtract: textAndExtractTask,
   rules: rulesTask,
+  pageDocument,
 };
 
 export type HtmlTaskName = keyof typeof HTML_TASKS;

@@ -61,8 +61,9 @@ function tooCostly(name: HtmlTaskName, limit: string): HtmlWorkTooCostlyError {
     rules: 'reading extract_rules',
     markdown: 'converting this page to Markdown',
     text: "reading this page's text",
+    pageDocument: 'making this page into a document',
   }[name];
-  return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
+  return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' || name === 'pageDocument' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
 }
 
 /**

@@ -5,6 +5,7 @@ import { html, type SafeHtml } from '../html.js';
 import { allowedIpsSection, chartSections, requestsSection, summarySection } from './account-sections.js';
 import { csrfField, layout, notice, type Viewer } from './layout.js';
 import { rotationFields } from './grace-select.js';
+import { deliveriesSection, jobsSection, webhookSecretSection, type WebhookView } from './webhook-sections.js';
 
 type AuditEntry = components['schemas']['AuditEntry'];
 
@@ -55,7 +56,8 @@ function auditSection(entries: AuditEntry[]): SafeHtml {
 }
 
 /** One key, as the operator sees and changes it. */
-export function keyPage(viewer: Viewer, catalog: Catalog, view: AccountView, audit: AuditEntry[], formId: string, error?: string): SafeHtml {
+export function keyPage(viewer: Viewer, catalog: Catalog, view: AccountView, audit: AuditEntry[], formId: string, webhooks: WebhookView, error?: string): SafeHtml {
+  const id = view.key.id;
   return layout(
     `Key ${view.key.prefix}`,
     viewer,
@@ -67,6 +69,9 @@ ${changeForm(viewer, catalog, view)}
 ${dangerZone(viewer, view, formId)}
 ${chartSections(view)}
 ${requestsSection(view)}
+${jobsSection(webhooks.jobs)}
+${webhookSecretSection(viewer, webhooks.secret, `/dashboard/keys/${id}/webhook-secret/rotate`, formId)}
+${deliveriesSection(viewer, webhooks.deliveries, `/dashboard/keys/${id}/webhook-deliveries/`)}
 ${allowedIpsSection(view)}
 ${auditSection(audit)}`,
     { charts: true },

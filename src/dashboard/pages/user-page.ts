@@ -3,6 +3,7 @@ import { html, type SafeHtml } from '../html.js';
 import { allowedIpsSection, chartSections, requestsSection, summarySection } from './account-sections.js';
 import { rotationFields } from './grace-select.js';
 import { csrfField, layout, notice, type Viewer } from './layout.js';
+import { deliveriesSection, jobsSection, webhookSecretSection, type WebhookView } from './webhook-sections.js';
 
 function rotateSection(viewer: Viewer, formId: string | undefined): SafeHtml {
   if (formId === undefined) {
@@ -26,7 +27,7 @@ function rotateSection(viewer: Viewer, formId: string | undefined): SafeHtml {
  * A user's own key: what it has and did this period, and its rotation (`formId` undefined: the
  * session stands on a replaced secret, and may not rotate).
  */
-export function userPage(viewer: Viewer, view: AccountView, formId: string | undefined, error?: string): SafeHtml {
+export function userPage(viewer: Viewer, view: AccountView, formId: string | undefined, webhooks: WebhookView, error?: string): SafeHtml {
   return layout(
     'Your key',
     viewer,
@@ -35,6 +36,9 @@ ${notice('error', error)}
 ${summarySection(view)}
 ${chartSections(view)}
 ${requestsSection(view)}
+${jobsSection(webhooks.jobs)}
+${webhookSecretSection(viewer, webhooks.secret, '/dashboard/webhook-secret/rotate', formId)}
+${deliveriesSection(viewer, webhooks.deliveries, undefined)}
 ${allowedIpsSection(view)}
 ${rotateSection(viewer, formId)}`,
     { charts: true },

@@ -53,6 +53,8 @@ function describe(e: ErrorObject): [string, string] {
       return [`ensure this value has at least ${p.limit} characters`, 'value_error.any_str.min_length'];
     case 'maxLength':
       return [`ensure this value has at most ${p.limit} characters`, 'value_error.any_str.max_length'];
+    case 'additionalProperties':
+      return ['extra fields not permitted', 'value_error.extra'];
     case 'maxItems':
       return [`ensure this value has at most ${p.limit} items`, 'value_error.list.max_items'];
     default:
@@ -65,7 +67,12 @@ export function validationIssues(errors: ErrorObject[]): ValidationIssue[] {
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
   for (const e of errors) {
-    const missing = e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : undefined;
+    const missing =
+      e.keyword === 'required'
+        ? String((e.params as { missingProperty: string }).missingProperty)
+        : e.keyword === 'additionalProperties'
+          ? String((e.params as { additionalProperty: string }).additionalProperty)
+          : undefined;
     const loc = location(e.instancePath, missing);
     const key = loc.join('\u0000');
     if (seen.has(key)) continue; // one issue per field, the first ajv found

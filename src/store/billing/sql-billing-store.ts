@@ -1,14 +1,20 @@
 import type { Knex } from 'knex';
-import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, LedgerOutcome, Settlement } from '../../billing/billing-store.js';
+import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, LedgerOutcome, ReopenResult, Settlement } from '../../billing/billing-store.js';
+import { LedgerRowExistsError } from '../../billing/ledger-row-errors.js';
+import { reopenLedgerRow } from './ledger-reopen-sql.js';
 import type { Database } from '../database.js';
 import { retryingLostLocks } from '../deadlock-retry.js';
+import { isDuplicateKey } from '../driver-errors.js';
 import { keyAccountOf, type KeyRow } from '../../accounts/key-row.js';
 import { MysqlLedger } from './mysql-ledger.js';
 import { SqliteLedger } from './sqlite-ledger.js';
 
-function isDuplicateKey(err: unknown): boolean {
-  const code = (err as { code?: string }).code ?? '';
-  return code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT');
+
+/** A given request id already has its row (a job item run twice at once): said in the billing's words. */
+function rowOnce(entry: LedgerEntry, write: Promise<boolean>): Promise<boolean> {
+  return write.catch((err: unknown) => {
+    throw isDuplicateKey(err) ? new LedgerRowExistsError(entry.requestId) : err;
+  });
 }
 
 /**
@@ -27,11 +33,15 @@ export class SqlBillingStore implements BillingStore {
   }
 
   reserveByHash(keyHash: string, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean> {
-    return retryingLostLocks(() => this.ledger.reserve({ hash: keyHash }, debit, budget, entry, timeoutMs));
+    return rowOnce(entry, retryingLostLocks(() => this.ledger.reserve({ hash: keyHash }, debit, budget, entry, timeoutMs)));
   }
 
   reserveById(apiKeyId: number, periodEnd: number, debit: Debit, budget: BrowserFailureBudget, entry: LedgerEntry, timeoutMs?: number): Promise<boolean> {
-    return retryingLostLocks(() => this.ledger.reserve({ id: apiKeyId, periodEnd }, debit, budget, entry, timeoutMs));
+    return rowOnce(entry, retryingLostLocks(() => this.ledger.reserve({ id: apiKeyId, periodEnd }, debit, budget, entry, timeoutMs)));
+  }
+
+  reopen(requestId: string, key: { id: number; periodEnd: number }, debit: Debit, entry: LedgerEntry, timeoutMs?: number): Promise<ReopenResult> {
+    return retryingLostLocks(() => reopenLedgerRow(this.knex, requestId, key, debit, entry, timeoutMs));
   }
 
   charge(requestId: string, settlement: Settlement, windowMs: number, timeoutMs: number): Promise<boolean> {

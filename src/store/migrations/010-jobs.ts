@@ -14,6 +14,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('api_key_id').unsigned().notNullable();
     /** scraping → completed | failed | cancelled. */
     t.string('status', 12).notNullable();
+    /** `plain` or `browser`: the queue its items wait in, so each engine's share is kept. */
+    t.string('engine', 8).notNullable().defaultTo('plain');
     /** A crawl's start URL; null for a batch. */
     t.text('url').nullable();
     /** The scrape options as validated at submission (JSON), decoded again for every item. */
@@ -36,6 +38,7 @@ export async function up(knex: Knex): Promise<void> {
     /** Results are pruned after this (JOB_RESULT_TTL_HOURS past the last change). */
     t.bigInteger('expires_at').notNullable();
     t.index(['api_key_id', 'created_at'], 'jobs_key_created');
+    t.index(['status', 'api_key_id'], 'jobs_status_key');
     t.index(['expires_at'], 'jobs_expires');
     t.unique(['api_key_id', 'idempotency_key'], { indexName: 'jobs_idempotency' });
   });
@@ -46,9 +49,14 @@ export async function up(knex: Knex): Promise<void> {
     t.string('request_id', 36).notNullable().unique();
     t.integer('api_key_id').unsigned().notNullable();
     t.text('url').notNullable();
-    /** queued → dispatched → running → done | failed | cancelled (a retry goes back to queued). */
+    /**
+     * queued → dispatched → running → answered → done | failed | cancelled. A retry goes back to
+     * queued; `answered` holds the document before its charge, so a crash then loses nothing.
+     */
     t.string('state', 10).notNullable();
     t.integer('attempts').notNullable().defaultTo(0);
+    /** Times handed to the queue: part of the queue entry's id, so a lost entry can be handed again. */
+    t.integer('dispatches').notNullable().defaultTo(0);
     /** A queued item is not dispatched before this (a retry's backoff, a host's delay). */
     t.bigInteger('not_before').notNullable().defaultTo(0);
     /** The order its document is answered in: 1, 2, … as items finish. */
@@ -63,7 +71,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('updated_at').notNullable();
     t.bigInteger('finished_at').nullable();
     t.primary(['job_id', 'idx']);
-    t.index(['state', 'api_key_id', 'not_before'], 'job_items_dispatch');
+    t.index(['state', 'api_key_id', 'job_id', 'idx'], 'job_items_dispatch');
     t.index(['job_id', 'state'], 'job_items_job_state');
     t.index(['job_id', 'done_seq'], 'job_items_job_done');
   });

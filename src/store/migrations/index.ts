@@ -9,6 +9,7 @@ import * as usageRefusals from './007-usage-refusals.js';
 import * as dashboard from './008-dashboard.js';
 import * as operatorAddresses from './009-operator-addresses.js';
 import * as jobs from './010-jobs.js';
+import * as webhooks from './011-webhooks.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '008-dashboard': dashboard,
   '009-operator-addresses': operatorAddresses,
   '010-jobs': jobs,
+  '011-webhooks': webhooks,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */
