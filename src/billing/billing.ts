@@ -116,11 +116,18 @@ export class Billing {
     const limit = () => Math.max(250, Math.min(RESERVE_LIMIT_MS, deadline.at - this.now()));
     const facts = { ...request, requestId: requestId ?? randomUUID() };
     return boundedCall('the reservation', limit(), async () => {
-      // A given id may have its row already: a job item's earlier attempt (billing/README.md).
-      const before = requestId === undefined ? undefined : await this.options.store.outcomeOf(requestId, limit());
-      if (before === 'charged') throw new AlreadyChargedError(facts.requestId);
-      if (before !== undefined) return this.reserveAgain(keyHash, debit, facts, deadline, clientAddress, limit);
-      return this.reserveUnbounded(keyHash, debit, facts, deadline, clientAddress, limit);
+      try {
+        return await this.reserveUnbounded(keyHash, debit, facts, deadline, clientAddress, limit);
+      } catch (err) {
+        // A given id may have its row already: a job item's earlier attempt (billing/README.md),
+        // whose credits, still held, may be what this one lacks.
+        const again = err instanceof LedgerRowExistsError || (requestId !== undefined && err instanceof InsufficientCreditsError);
+        if (!again) throw err;
+        const before = await this.options.store.outcomeOf(facts.requestId, limit());
+        if (before === 'charged') throw new AlreadyChargedError(facts.requestId);
+        if (before === undefined) throw err;
+        return this.reserveAgain(keyHash, debit, facts, deadline, clientAddress, limit);
+      }
     });
   }
 

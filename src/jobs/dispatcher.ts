@@ -21,6 +21,8 @@ export interface DispatcherOptions {
 const LOCK_MS = 10_000;
 /** A pass that met another instance's lock tries again this soon (items finished meanwhile). */
 const CONTENDED_RETRY_MS = 50;
+/** Wakes within this are one pass. */
+const WAKE_MS = 20;
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /**
@@ -34,6 +36,7 @@ const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 export class Dispatcher {
   private readonly timer: PeriodicJob;
   private retry: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(private readonly options: DispatcherOptions) {
@@ -44,14 +47,23 @@ export class Dispatcher {
     this.timer.start();
   }
 
-  /** A pass soon: items were submitted, or finished and freed their windows. Coalesced. */
+  /**
+   * A pass soon: items were submitted, or finished and freed their windows. Coalesced over
+   * WAKE_MS, so that items finishing together share one pass (each pass is a few queries).
+   */
   wake(): void {
-    if (!this.stopped) void this.timer.runNow();
+    if (this.stopped || this.soon) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      if (!this.stopped) void this.timer.runNow();
+    }, WAKE_MS);
+    this.soon.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearTimeout(this.soon);
     await this.timer.stop();
   }
 

@@ -143,7 +143,9 @@ for (const database of testDatabases()) {
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {} });
       await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 1, 60_000, 'one item done');
       await instance.parts.jobs.cancel(callerOf(key), id);
-      const settledRows = async () => (await ledgerRows(store)).filter((r) => r.outcome === 'reserved').length === 0;
+      // Settled: charged or refunded, and recorded as done or back in the queue.
+      const handedOut = async () => Number((await store.db.knex('job_items').where({ job_id: id }).whereIn('state', ['dispatched', 'running', 'answered']).count({ n: '*' }).first())?.n ?? 0);
+      const settledRows = async () => (await ledgerRows(store)).filter((r) => r.outcome === 'reserved').length === 0 && (await handedOut()) === 0;
       await eventually(settledRows, 60_000, 'the running item to settle');
       const page = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 100 });
       expect(page.status).to.equal('cancelled');

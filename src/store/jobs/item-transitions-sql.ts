@@ -20,6 +20,22 @@ const itemOf = (r: ItemDbRow): ItemRow => ({
   attempts: Number(r.attempts), dispatches: Number(r.dispatches), cost: r.cost === null ? undefined : Number(r.cost), document: r.document ?? undefined,
 });
 
+/** An item's columns beside its job's in one row (their names would clash). */
+const ITEM_COLUMNS = [
+  'job_items.request_id as item_request_id', 'job_items.url as item_url', 'job_items.state as item_state', 'job_items.attempts as item_attempts',
+  'job_items.dispatches as item_dispatches', 'job_items.cost as item_cost', 'job_items.document as item_document',
+];
+
+interface ItemAliases {
+  item_request_id: string;
+  item_url: string;
+  item_state: ItemRow['state'];
+  item_attempts: number;
+  item_dispatches: number;
+  item_cost: number | null;
+  item_document: Buffer | null;
+}
+
 /** States an item is in while it is handed out (to a queue, a worker). */
 const HANDED_OUT = ['dispatched', 'running', 'answered'];
 
@@ -43,9 +59,15 @@ export class ItemTransitionsSql implements ItemTransitions {
         .update({ state: 'running', attempts: this.knex.raw('attempts + 1'), updated_at: now }),
     );
     if (changed !== 1) return undefined;
-    const item = (await this.knex('job_items').where({ job_id: jobId, idx }).first()) as ItemDbRow;
-    const job = (await this.knex('jobs').join('api_keys', 'api_keys.id', 'jobs.api_key_id').select(JOB_COLUMNS).where('jobs.id', jobId).first()) as JobDbRow;
-    return { job: jobOf(job), item: itemOf(item) };
+    const row = (await this.knex('job_items').join('jobs', 'jobs.id', 'job_items.job_id').join('api_keys', 'api_keys.id', 'jobs.api_key_id')
+      .select([...JOB_COLUMNS, ...ITEM_COLUMNS]).where({ 'job_items.job_id': jobId, 'job_items.idx': idx }).first()) as JobDbRow & ItemAliases;
+    return {
+      job: jobOf(row),
+      item: itemOf({
+        job_id: jobId, idx, request_id: row.item_request_id, api_key_id: row.api_key_id, url: row.item_url, state: row.item_state,
+        attempts: row.item_attempts, dispatches: row.item_dispatches, cost: row.item_cost, document: row.item_document,
+      }),
+    };
   }
 
   async answered(jobId: string, idx: number, document: { stored: Buffer; bytes: number }, cost: number, statusCode: number, now: number): Promise<void> {
@@ -55,19 +77,24 @@ export class ItemTransitionsSql implements ItemTransitions {
 
   complete(jobId: string, idx: number, now: number, expiresAt: number, events: ItemEvents): Promise<ItemSettled> {
     return this.knex.transaction(async (trx) => {
-      // The job's row first, locked: finishing numbers are handed out one at a time.
-      const jobQuery = trx('jobs').select('done_count').where('id', jobId);
-      const job = (await (this.mysql ? jobQuery.forUpdate() : jobQuery).first()) as { done_count: number } | undefined;
-      if (!job) return NOTHING;
-      const item = (await trx('job_items').select('cost', 'state').where({ job_id: jobId, idx }).first()) as { cost: number | null; state: string } | undefined;
+      const itemQuery = trx('job_items').select('cost', 'state').where({ job_id: jobId, idx });
+      const item = (await (this.mysql ? itemQuery.forUpdate() : itemQuery).first()) as { cost: number | null; state: string } | undefined;
       if (!item || !HANDED_OUT.includes(item.state)) return NOTHING;
+      await events.page(trx);
+      // The job's row last, locked for as few statements as can be: every item of the job meets
+      // it, and finishing numbers are handed out one at a time.
+      const jobQuery = trx('jobs').select('done_count', 'failed_count', 'total', 'status').where('id', jobId);
+      const job = (await (this.mysql ? jobQuery.forUpdate() : jobQuery).first()) as { done_count: number; failed_count: number; total: number; status: string } | undefined;
+      if (!job) return NOTHING;
       const seq = Number(job.done_count) + 1;
-      await trx('job_items').where({ job_id: jobId, idx }).update({ state: 'done', done_seq: seq, updated_at: now, finished_at: now });
+      const completes = job.status === 'scraping' && seq + Number(job.failed_count) >= Number(job.total);
       await trx('jobs').where('id', jobId).update({
         done_count: seq, credits_used: trx.raw('credits_used + ?', [Number(item.cost ?? 0)]), expires_at: expiresAt,
+        ...(completes ? { status: 'completed', finished_at: now } : {}),
       });
-      await events.page(trx);
-      return { settled: true, jobCompleted: await this.completeIfDone(trx, jobId, now, expiresAt, events) };
+      await trx('job_items').where({ job_id: jobId, idx }).update({ state: 'done', done_seq: seq, updated_at: now, finished_at: now });
+      if (completes) await events.completed(trx);
+      return { settled: true, jobCompleted: completes };
     });
   }
 
