@@ -9,6 +9,8 @@ import { migrate, openDatabase } from '../../src/store/database.js';
 
 export interface BenchServer {
   port: number;
+  /** The server's process: its browsers are its descendants. */
+  pid: number;
   key: string;
   stop(): Promise<void>;
 }
@@ -30,6 +32,7 @@ export async function startBenchServer(poolSize: number): Promise<BenchServer> {
   });
   return {
     port,
+    pid: server.pid!,
     key,
     stop: async () => {
       server.kill('SIGTERM');

@@ -1,95 +1,118 @@
-// Browser engine benchmark: scrapegate's warm pool against raw Selenium, all in one run on one
-// machine, printed as ratios. Not a timed test: run it with `npm run bench:browser`.
-import http from 'node:http';
-import { Browser, Builder, type WebDriver } from 'selenium-webdriver';
-import chrome from 'selenium-webdriver/chrome.js';
-import { chromiumOptions } from '../../src/engines/browser/chromium-options.js';
+// Browser engine benchmark: scrapegate's warm pool through the HTTP API against raw warm Selenium
+// sessions driven directly on the same pages, in one run on one machine, printed as ratios. The
+// phases alternate in rounds, so that whatever else the machine runs weighs on each alike; CPU is
+// that of this process and all it started (scrapegate and its browsers, the raw sessions).
+// Not a timed test: run it with `npm run bench:browser`.
+import { treeCpuSeconds, treePssMb } from './browser-cpu.js';
+import { newDriver, RawSession, renderPage, CHROMIUM, type Isolation } from './browser-raw.js';
+import { startBenchTarget } from './browser-target.js';
 import { startBenchServer } from './bench-server.js';
-import { chromiumPssMb, describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
+import { describeRun, mean, measure, percentile, throughput, type Run } from './measure.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMEDRIVER = '/usr/bin/chromedriver';
-const CLIENTS = 6;
+const POOL = Number(process.env.BENCH_POOL ?? 6);
+const CLIENTS = 2 * POOL;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 60);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 150);
-const NAIVE = Number(process.env.BENCH_NAIVE ?? 10);
+const NAIVE = Number(process.env.BENCH_NAIVE ?? 12);
 
-const PAGE = `<!doctype html><html><head><title>bench</title></head><body><div id="app"></div><script>
-  const ul = document.createElement('ul');
-  for (let i = 0; i < 200; i++) { const li = document.createElement('li'); li.textContent = 'item ' + i; ul.appendChild(li); }
-  document.getElementById('app').appendChild(ul);
-</script></body></html>`;
+const target = await startBenchTarget();
+const { pageUrl, pendingUrl } = target;
 
-// The common case: a stylesheet, an image, and a timer still pending when the page has loaded.
-const PENDING_PAGE = `<!doctype html><html><head><title>pending</title><link rel="stylesheet" href="/style.css"></head>
-<body><h1 id="title">pending work</h1><img src="/img.png" width="10" height="10"><p>item 199</p>
-<script>setTimeout(() => { document.getElementById('title').textContent = 'late'; }, 1500);</script></body></html>`;
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a45f0000000049454e44ae426082', 'hex');
-
-const target = http.createServer((req, res) => {
-  if (req.url === '/style.css') return void res.writeHead(200, { 'content-type': 'text/css' }).end('body { font-family: sans-serif; } h1 { color: #333; }');
-  if (req.url === '/img.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.url === '/pending' ? PENDING_PAGE : PAGE);
-});
-await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-const pageUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}/`;
-const pendingUrl = `${pageUrl}pending`;
-
-// --- scrapegate, warm pool of CLIENTS sessions ---
-const { port, key, stop: stopServer } = await startBenchServer(CLIENTS);
-const scrape = async (_client = 0, url = pageUrl) => {
-  const res = await fetch(`http://127.0.0.1:${port}/v2/general?${new URLSearchParams({ 'x-api-key': key, url })}`);
+const server = await startBenchServer(POOL);
+const scrape = async (url = pageUrl) => {
+  const res = await fetch(`http://127.0.0.1:${server.port}/v2/general?${new URLSearchParams({ 'x-api-key': server.key, url })}`);
   const body = await res.text();
   if (res.status !== 200 || !body.includes('item 199')) throw new Error(`scrapegate answered ${res.status}`);
 };
+const raws = await Promise.all(Array.from({ length: POOL }, () => RawSession.start()));
 
-await measure('warm-up', 30, CLIENTS, scrape);
-const pss30 = chromiumPssMb();
-const a = await measure('(a) scrapegate, warm pool, sequential', SEQUENTIAL, 1, scrape);
-const a2 = await measure('(a2) scrapegate, sequential, pending-work page', SEQUENTIAL, 1, () => scrape(0, pendingUrl));
-const d = await measure(`(d) scrapegate, ${CLIENTS} concurrent clients`, PARALLEL, CLIENTS, scrape);
-const pssD = chromiumPssMb();
-await measure('top-up to 300 renders', 300 - 30 - SEQUENTIAL - PARALLEL, CLIENTS, scrape);
-const pss300 = chromiumPssMb();
-await stopServer();
+await measure('warm-up', 30, POOL, () => scrape());
+const pss30 = treePssMb(server.pid);
+for (const raw of raws) for (const isolation of ['none', 'clear', 'context'] as const) for (let i = 0; i < 3; i++) await raw.render(pageUrl, isolation);
+for (const isolation of ['none', 'context'] as const) for (let i = 0; i < 3; i++) await raws[0].render(pendingUrl, isolation);
 
-// --- raw Selenium ---
-const newDriver = (): Promise<WebDriver> =>
-  new Builder().forBrowser(Browser.CHROME).setChromeOptions(chromiumOptions(CHROMIUM)).setChromeService(new chrome.ServiceBuilder(CHROMEDRIVER)).build();
-const render = async (driver: WebDriver, url = pageUrl) => {
-  await driver.get(url);
-  const html = String(await driver.executeScript('return document.documentElement.outerHTML'));
-  if (!html.includes('item 199')) throw new Error('raw render incomplete');
-};
+/** A phase's runs across rounds, and the CPU it took. */
+interface Phase extends Run {
+  cpuSeconds: number;
+}
+const phases = new Map<string, Phase>();
+async function phase(label: string, count: number, clients: number, once: (client: number) => Promise<void>): Promise<void> {
+  const cpu = treeCpuSeconds();
+  const run = await measure(label, count, clients, once);
+  const spent = treeCpuSeconds() - cpu;
+  const seen = phases.get(label);
+  if (!seen) phases.set(label, { ...run, cpuSeconds: spent });
+  else phases.set(label, { label, latencies: [...seen.latencies, ...run.latencies], wallMs: seen.wallMs + run.wallMs, cpuSeconds: seen.cpuSeconds + spent });
+}
+const rawOnce = (url: string, isolation: Isolation) => (client: number) => raws[client].render(url, isolation);
 
-const drivers = await Promise.all(Array.from({ length: CLIENTS }, newDriver));
-for (const driver of drivers) for (let i = 0; i < 3; i++) await render(driver);
-const b = await measure('(b) raw warm Selenium session, sequential', SEQUENTIAL, 1, () => render(drivers[0]));
-for (let i = 0; i < 3; i++) await render(drivers[0], pendingUrl);
-const b2 = await measure('(b2) raw warm session, sequential, pending-work page', SEQUENTIAL, 1, () => render(drivers[0], pendingUrl));
-const e = await measure(`(e) ${CLIENTS} raw warm Selenium sessions in parallel`, PARALLEL, CLIENTS, (client) => render(drivers[client]));
-const pssE = chromiumPssMb();
-await Promise.all(drivers.map((driver) => driver.quit()));
+const A = '(a) scrapegate, sequential';
+const A2 = '(a2) scrapegate, sequential, pending-work page';
+const B = '(b) raw warm session, no isolation';
+const B2 = '(b2) raw warm session, no isolation, pending-work page';
+const BCLEAR = '(b-clear) raw warm session, clearing after each page';
+const BCTX = '(b-ctx) raw warm session, a context per page';
+const B2CTX = '(b2-ctx) raw, a context per page, pending-work page';
+const D = `(d) scrapegate, ${POOL} sessions, ${CLIENTS} clients`;
+const E = `(e) ${POOL} raw sessions, no isolation`;
+const ECLEAR = `(e-clear) ${POOL} raw sessions, clearing`;
+const ECTX = `(e-ctx) ${POOL} raw sessions, a context per page`;
 
-const c = await measure('(c) new Selenium session per request', NAIVE, 1, async () => {
+const C = '(c) a new Selenium session per request';
+/** A cold session per request: chromedriver and Chromium started, the page rendered, both quit. */
+const coldRender = async () => {
   const driver = await newDriver();
   try {
-    await render(driver);
+    await renderPage(driver, pageUrl);
   } finally {
     await driver.quit();
   }
-});
+};
+
+let pssD = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  const seq = Math.ceil(SEQUENTIAL / ROUNDS);
+  const par = Math.ceil(PARALLEL / ROUNDS);
+  await phase(A, seq, 1, () => scrape());
+  await phase(B, seq, 1, rawOnce(pageUrl, 'none'));
+  await phase(BCLEAR, seq, 1, rawOnce(pageUrl, 'clear'));
+  await phase(BCTX, seq, 1, rawOnce(pageUrl, 'context'));
+  await phase(A2, seq, 1, () => scrape(pendingUrl));
+  await phase(B2, seq, 1, rawOnce(pendingUrl, 'none'));
+  await phase(B2CTX, seq, 1, rawOnce(pendingUrl, 'context'));
+  await phase(D, par, CLIENTS, () => scrape());
+  if (round === 0) pssD = treePssMb(server.pid);
+  await phase(ECTX, par, POOL, rawOnce(pageUrl, 'context'));
+  await phase(ECLEAR, par, POOL, rawOnce(pageUrl, 'clear'));
+  await phase(E, par, POOL, rawOnce(pageUrl, 'none'));
+  await phase(C, Math.ceil(NAIVE / ROUNDS), 1, coldRender);
+}
+await Promise.all(raws.map((raw) => raw.quit()));
+const rendered = 30 + phases.get(A)!.latencies.length + phases.get(A2)!.latencies.length + phases.get(D)!.latencies.length;
+if (rendered < 300) await measure('top-up to 300 renders', 300 - rendered, POOL, () => scrape());
+const pss300 = treePssMb(server.pid);
+await server.stop();
+
 target.close();
 
-const runs: Run[] = [a, b, a2, b2, c, d, e];
-console.log(`\nbrowser engine benchmark (${new Date().toISOString()}, ${CLIENTS} sessions, Chromium ${CHROMIUM})\n`);
-for (const run of runs) console.log(describeRun(run));
+const get = (label: string) => phases.get(label)!;
+const p50 = (label: string) => percentile(get(label).latencies, 50);
+const cpuPerRender = (label: string) => (get(label).cpuSeconds / get(label).latencies.length) * 1000;
+console.log(`\nbrowser engine benchmark (${new Date().toISOString()}, ${POOL} sessions, ${ROUNDS} rounds, Chromium ${CHROMIUM})\n`);
+for (const [label, run] of phases) console.log(`${describeRun(run)}  CPU ${cpuPerRender(label).toFixed(0).padStart(4)} ms/render`);
 console.log('');
-console.log(`summed PSS of every Chromium process: scrapegate pool during (d) ${pssD.toFixed(0)} MB; ${CLIENTS} raw sessions during (e) ${pssE.toFixed(0)} MB`);
-console.log(`pool PSS after 300 renders / after 30: ${pss300.toFixed(0)} MB / ${pss30.toFixed(0)} MB = ${(pss300 / pss30).toFixed(2)}`);
+console.log(`PSS of scrapegate, its ${POOL} sessions' drivers and browsers, during (d): ${pssD.toFixed(0)} MB`);
+console.log(`scrapegate's pool PSS after ${Math.max(300, rendered)} renders / after 30: ${pss300.toFixed(0)} MB / ${pss30.toFixed(0)} MB = ${(pss300 / pss30).toFixed(2)}`);
 console.log('');
-const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   (target ${target})`);
-ratio('a/b  p50 latency, scrapegate API vs raw warm session', percentile(a.latencies, 50) / percentile(b.latencies, 50), '<= 1.3');
-ratio('a2/b2 p50 latency, the same on the pending-work page', percentile(a2.latencies, 50) / percentile(b2.latencies, 50), '<= 1.3');
-ratio('c/a  mean latency, session per request vs scrapegate', mean(c.latencies) / mean(a.latencies), '>= 8');
-ratio('d/e  throughput, scrapegate vs raw sessions, 6 clients', throughput(d) / throughput(e), '>= 0.9');
+const ratio = (label: string, value: number, goal: string) => console.log(`${label.padEnd(62)} ${value.toFixed(2).padStart(6)}   ${goal}`);
+ratio('a/b-ctx   p50, scrapegate API vs a raw session as isolated', p50(A) / p50(BCTX), '(target <= 1.1)');
+ratio('c/a       p50, a new session per request vs scrapegate', p50(C) / p50(A), '(target >= 8)');
+ratio('d/e-ctx   renders/s at saturation vs raw sessions as isolated', throughput(get(D)) / throughput(get(ECTX)), '(target >= 0.9)');
+ratio('          CPU ms per render: scrapegate (d)', cpuPerRender(D), `raw (e-ctx) ${cpuPerRender(ECTX).toFixed(0)}`);
+ratio('a2/b2-ctx p50 on the pending-work page', p50(A2) / p50(B2CTX), '');
+ratio('a/b-clear p50 vs a raw session clearing (weaker isolation)', p50(A) / p50(BCLEAR), '');
+ratio('a/b       p50 vs a raw session not isolating at all', p50(A) / p50(B), '');
+ratio('c/a       mean latencies', mean(get(C).latencies) / mean(get(A).latencies), '');
+ratio('d/e-clear renders/s vs raw sessions clearing (weaker isolation)', throughput(get(D)) / throughput(get(ECLEAR)), '');
+ratio('d/e       renders/s vs raw sessions not isolating at all', throughput(get(D)) / throughput(get(E)), '');

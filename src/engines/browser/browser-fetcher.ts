@@ -11,6 +11,7 @@ import type { BrowserPool } from './browser-pool.js';
 import type { BrowserSession } from './browser-session.js';
 import { PageRender, type RenderLimits } from './page-render.js';
 import { assertValidSelector } from './selector-check.js';
+import { timed } from './render-steps.js';
 
 /**
  * The `browser=true` engine: a warm session from the pool for one render, always given back in
@@ -40,10 +41,10 @@ export class BrowserFetcher implements Fetcher {
   }
 
   private async renderOnce(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
-    const session = await this.pool.acquire(attempt.deadline, attempt.cancelled);
+    const session = await timed(0, 'engine.acquire', () => this.pool.acquire(attempt.deadline, attempt.cancelled));
     const render = new PageRender(session, request, attempt, this.limits, this.logger.child({ session: session.id }));
     let healthy = false;
-    const running = render.run();
+    const running = timed(session.id, 'engine.render', () => render.run());
     try {
       const deadline = attempt.deadline;
       const expired = () => new DeadlineExceededError(`the page did not finish within the ${Math.round(deadline.budgetMs / 1000)}-second deadline`);

@@ -6,6 +6,7 @@ import { CdpSession } from './cdp-session.js';
 import { chromiumOptions } from './chromium-options.js';
 import { DriverProcess, freePort } from './driver-process.js';
 import { race, within } from '../../time/deadline-race.js';
+import { timed } from './render-steps.js';
 
 export interface SessionOptions {
   chromiumPath: string;
@@ -38,8 +39,6 @@ export class BrowserSession {
   /** Renders served so far. */
   pages = 0;
   private dead = false;
-  /** The page-load and script timeouts last given to WebDriver. */
-  private pageLoadMs = -1;
   /** The window size a screenshot set (undefined: the session's own). */
   private window: { width: number; height: number } | undefined;
 
@@ -134,17 +133,6 @@ export class BrowserSession {
   }
 
   /**
-   * Cuts page loads and scripts off after `ms`. A WebDriver round trip, so it is skipped when the
-   * limit in force is already no longer than `ms` and within a second of it (consecutive requests
-   * with the same timeout).
-   */
-  async limitPageLoad(ms: number): Promise<void> {
-    if (this.pageLoadMs <= ms && ms - this.pageLoadMs < 1_000) return;
-    await this.driver.manage().setTimeouts({ pageLoad: ms, script: ms });
-    this.pageLoadMs = ms;
-  }
-
-  /**
    * Lays pages out in a window of `size` (a screenshot's), or the session's own (undefined), from
    * the next navigation on. A DevTools round trip only when it changes: consecutive screenshots
    * of one size pay nothing, and a render after a screenshot gets the session's own window back
@@ -192,9 +180,10 @@ export class BrowserSession {
   async reset(): Promise<void> {
     const old = this.tab;
     this.window = undefined;
-    const [tab] = await Promise.all([openTab(this.driver, this.cdp, this.gateway), closeTab(this.cdp, old)]);
+    const step = <T>(name: string, work: () => Promise<T>) => timed(this.id, `reset.${name}`, work);
+    const [tab] = await Promise.all([step('open', () => openTab(this.driver, this.cdp, this.gateway, this.id)), step('close', () => closeTab(this.cdp, old))]);
     this.tab = tab;
-    const strays = (await this.driver.getAllWindowHandles()).filter((handle) => handle !== tab.targetId);
+    const strays = (await step('handles', () => this.driver.getAllWindowHandles())).filter((handle) => handle !== tab.targetId);
     await Promise.all(strays.map((targetId) => this.cdp.sendToBrowser('Target.closeTarget', { targetId })));
   }
 

@@ -1,6 +1,7 @@
 import type { WebDriver } from 'selenium-webdriver';
 import { GATEWAY_PRIME_HOST, type EgressGateway } from '../../egress/egress-gateway.js';
 import type { CdpSession } from './cdp-session.js';
+import { timed } from './render-steps.js';
 
 /** How often a new tab asks the gateway's host before its start is given up. */
 const PRIME_ATTEMPTS = 3;
@@ -25,7 +26,7 @@ export interface BrowserTab {
  * once per context), with downloads denied and the HTTP cache off, and makes it the page of the
  * DevTools connection and WebDriver's current window.
  */
-export async function openTab(driver: WebDriver, cdp: CdpSession, gateway: EgressGateway): Promise<BrowserTab> {
+export async function openTab(driver: WebDriver, cdp: CdpSession, gateway: EgressGateway, session = 0): Promise<BrowserTab> {
   // Every context names the gateway itself, rather than trusting one to inherit the flag.
   const { browserContextId } = await cdp.sendToBrowser<{ browserContextId: string }>('Target.createBrowserContext', {
     proxyServer: gateway.url,
@@ -38,13 +39,15 @@ export async function openTab(driver: WebDriver, cdp: CdpSession, gateway: Egres
     await Promise.all([
       cdp.usePage(targetId, sessionId),
       cdp.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024, maxResourceBufferSize: 16 * 1024 * 1024 }),
+      // Navigation, its commits and the page's dialogs are followed through its events (page-load.ts).
+      cdp.send('Page.enable'),
       // Each request starts with an empty cache anyway (a new context), so none is kept at all.
       cdp.send('Network.setCacheDisabled', { cacheDisabled: true }),
       // A target's file download would be written to this machine's disk: never.
       cdp.sendToBrowser('Browser.setDownloadBehavior', { behavior: 'deny', browserContextId }),
     ]);
-    await driver.switchTo().window(targetId);
-    await teachCredentials(cdp, gateway);
+    await timed(session, 'tab.switchWindow', () => driver.switchTo().window(targetId));
+    await timed(session, 'tab.credentials', () => teachCredentials(cdp, gateway));
     return { contextId: browserContextId, targetId };
   } catch (err) {
     await closeTab(cdp, { contextId: browserContextId, targetId: '' }).catch(() => undefined);

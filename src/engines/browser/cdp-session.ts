@@ -1,4 +1,5 @@
 import type { WebDriver } from 'selenium-webdriver';
+import { renderSteps, type RenderStep } from './render-steps.js';
 
 /** What selenium-webdriver's CDP connection is at run time (its typings stop at `Promise<any>`). */
 interface SeleniumCdpConnection {
@@ -59,6 +60,8 @@ export class CdpSession {
   private pageTarget: string | undefined;
   /** How the page's renderer ended, when it did (Target.targetCrashed's status: 'crashed', 'killed', 'oom'…). */
   private pageEnd: string | undefined;
+  /** Told when the page can no longer answer: its renderer ended, or the connection closed. */
+  private readonly lostListeners = new Set<() => void>();
 
   private constructor(private readonly connection: SeleniumCdpConnection) {
     this.pageSession = connection.sessionId ?? undefined;
@@ -114,6 +117,15 @@ export class CdpSession {
     await this.send('Target.setAutoAttach', AUTO_ATTACH);
   }
 
+  /**
+   * Calls `listener` once the page can no longer answer (its renderer ended, or the connection
+   * closed), for waits on its events rather than on a command; returns the way to stop listening.
+   */
+  whenLost(listener: () => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
   /** How the page's renderer ended ('crashed', 'killed', 'oom'…), or undefined while it lives. */
   get pageEnded(): string | undefined {
     return this.pageEnd;
@@ -154,7 +166,8 @@ export class CdpSession {
   private transmit<T>(sessionId: string | undefined, method: string, params: object, timeoutMs: number): Promise<T> {
     if (this.closed) return Promise.reject(new CdpError(`${method}: the DevTools connection is closed`));
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    const sent = renderSteps.hasSubscribers ? performance.now() : undefined;
+    const answered = new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new CdpError(`${method}: no answer within ${timeoutMs} ms`));
@@ -168,6 +181,10 @@ export class CdpSession {
         reject(new CdpError(`${method}: ${(err as Error).message}`));
       }
     });
+    if (sent === undefined) return answered;
+    const took = () => renderSteps.publish({ step: `cdp.${method}`, ms: performance.now() - sent, session: 0 } satisfies RenderStep);
+    answered.then(took, took);
+    return answered;
   }
 
   /** Fire-and-forget, for answers to paused requests that must not hold up the event loop. */
@@ -202,6 +219,11 @@ export class CdpSession {
       this.pending.delete(id);
       p.reject(new CdpError(`${p.method}: the page's renderer ended (${status})`));
     }
+    this.tellLost();
+  }
+
+  private tellLost(): void {
+    for (const listener of [...this.lostListeners]) listener();
   }
 
   private closeAll(): void {
@@ -211,6 +233,7 @@ export class CdpSession {
       this.pending.delete(id);
       p.reject(new CdpError(`${p.method}: the DevTools connection closed`));
     }
+    this.tellLost();
   }
 
   private dispatch(data: Buffer | string): void {

@@ -47,15 +47,37 @@ type ReadResult = PageContent | { tooLarge: number };
 export class PageReader {
   /** The main frame's isolated world, kept while its document lives (a navigation ends it). */
   private mainWorld: number | undefined;
+  /** The isolated world made for the main frame's last committed document (prepareMain). */
+  private preparedWorld: Promise<number> | undefined;
 
   constructor(
     private readonly cdp: CdpSession,
     private readonly mainFrameId: string,
   ) {}
 
+  /**
+   * Creates the main document's isolated world as soon as the document is committed, while the
+   * page still loads, so that reading it once loaded is one round trip. Called again for each
+   * document the main frame commits.
+   */
+  prepareMain(): void {
+    const world = this.world(undefined, this.mainFrameId);
+    world.catch(() => undefined);
+    this.preparedWorld = world;
+  }
+
   /** The main document; TargetTooLargeError past `maxChars` (its HTML, or its text when asked for). */
   async main(maxChars: number, wantsText: boolean): Promise<PageContent> {
-    const read = await this.read(undefined, this.mainFrameId, maxChars, wantsText);
+    const prepared = this.preparedWorld;
+    let read: ReadResult | undefined;
+    if (prepared) {
+      // A world made for a document that has been replaced since is gone with it: a new one then.
+      read = await prepared.then((world) => this.readIn(undefined, world, maxChars, wantsText)).catch((err: unknown) => {
+        if (err instanceof CdpError) return undefined;
+        throw err;
+      });
+    }
+    read ??= await this.read(undefined, this.mainFrameId, maxChars, wantsText);
     if ('tooLarge' in read) throw new TargetTooLargeError(`the rendered page exceeds ${maxChars} characters`);
     return read;
   }
@@ -184,9 +206,13 @@ export class PageReader {
   }
 
   private async read(sessionId: string | undefined, frameId: string, maxChars: number, wantsText: boolean): Promise<ReadResult> {
+    return this.readIn(sessionId, await this.world(sessionId, frameId), maxChars, wantsText);
+  }
+
+  private async readIn(sessionId: string | undefined, world: number, maxChars: number, wantsText: boolean): Promise<ReadResult> {
     const evaluated = await this.cdp.sendTo<{ result: { value?: ReadResult }; exceptionDetails?: unknown }>(sessionId, 'Runtime.evaluate', {
       expression: readExpression(Math.max(0, Math.floor(maxChars)), wantsText),
-      contextId: await this.world(sessionId, frameId),
+      contextId: world,
       returnByValue: true,
     });
     const value = evaluated.result.value;

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { error as seleniumError } from 'selenium-webdriver';
 import { fromChromeError } from '../../egress/egress-failures.js';
 import { DeadlineExceededError, EgressError, type FetchError, TargetTooLargeError, TargetUnreachableError, TargetUnusableError } from '../../egress/fetch-errors.js';
 import { SelectorTimeoutError } from '../engine-errors.js';
@@ -14,6 +13,8 @@ import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
 import { splitCredentials } from './url-credentials.js';
+import { timed } from './render-steps.js';
+import { loadPage } from './page-load.js';
 
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
@@ -38,6 +39,9 @@ export class PageRender {
   private readonly url: URL;
   /** The deadline, or the caller leaving: whichever ends a wait first. */
   private readonly ends: AbortSignal;
+  /** The loader of the document the main frame last committed (Page.frameNavigated). */
+  private committedLoader: string | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
 
   constructor(
     private readonly session: BrowserSession,
@@ -64,6 +68,7 @@ export class PageRender {
   }
 
   stop(): void {
+    for (const off of this.unsubscribe.splice(0)) off();
     this.recorder.stop();
     this.interceptor.stop();
     this.session.gateway.finish();
@@ -71,14 +76,18 @@ export class PageRender {
 
   async run(): Promise<FetchedPage> {
     const { cdp } = this.session;
-    this.session.gateway.serve(this.attempt.egress);
-    this.recorder.start();
-    await this.interceptor.enable();
-    // Set for the target's URL before navigating, so the very first request carries them.
-    for (const c of this.request.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
-    await this.session.useWindow(PageCapture.window(this.request.capture));
+    const step = <T>(name: string, work: () => Promise<T>) => timed(this.session.id, `render.${name}`, work);
+    await step('prepare', async () => {
+      this.session.gateway.serve(this.attempt.egress);
+      this.recorder.start();
+      this.watchPage();
+      await this.interceptor.enable();
+      // Set for the target's URL before navigating, so the very first request carries them.
+      for (const c of this.request.cookies) await cdp.send('Network.setCookie', { name: c.name, value: c.value, url: this.url.href });
+      await this.session.useWindow(PageCapture.window(this.request.capture));
+    });
 
-    await this.navigate();
+    await step('navigate', () => this.navigate());
     this.leaveIfCancelled();
     if (this.exceeded === 'redirects') throw new TargetUnreachableError(`more than ${this.limits.maxRedirects} redirects`);
     if (this.exceeded === 'body') throw new TargetTooLargeError(`the answer exceeds ${this.limits.maxBodyBytes} bytes`);
@@ -88,7 +97,7 @@ export class PageRender {
       if (!failure) throw new DeadlineExceededError(`the page did not answer within the ${this.seconds()}-second deadline`);
       throw failure;
     }
-    await this.recorder.mainBodySettled(Math.min(BODY_SETTLE_MS, this.remaining()));
+    await step('bodySettled', () => this.recorder.mainBodySettled(Math.min(BODY_SETTLE_MS, this.remaining())));
     if (this.recorder.mainCutOff) {
       // A truncated page is not the page: answered as plain mode answers a reset, uncharged.
       throw this.session.gateway.failureFor(main.url) ?? new EgressError('reset', `the connection was cut before the page was complete (${this.recorder.mainCutOff.replace(/^net::/, '')})`);
@@ -99,7 +108,7 @@ export class PageRender {
     // round trip less); a snippet or a selector wait acts on the page, so only ever on this
     // request's own document.
     const readAtOnce = !this.request.returnPageSource && !this.request.jsSnippet && this.request.waitForSelector === undefined;
-    const [committed, early] = await Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]);
+    const [committed, early] = await step('read', () => Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]));
     if (!committed) {
       // The window still shows the document from before (another request's, frozen): never use it.
       if (this.request.capture) throw new TargetUnusableError('the target answered no page to capture (a file download or an empty answer)');
@@ -120,9 +129,10 @@ export class PageRender {
     if (this.request.waitForSelector !== undefined) await this.waitFor(this.request.waitForSelector);
     const page = early ?? (await this.capture());
     const capture = this.request.capture ? await new PageCapture(this.session.cdp, this.reader).take(this.request.capture, Math.max(1, this.attempt.deadline.remainingMs())) : undefined;
+    const finished = await step('finish', () => this.finish(page.url));
     return {
       capture,
-      ...(await this.finish(page.url)),
+      ...finished,
       finalUrl: page.url,
       status: main.status,
       headers,
@@ -150,26 +160,34 @@ export class PageRender {
     return Math.round(this.attempt.deadline.budgetMs / 1000);
   }
 
+  /**
+   * For the whole render: a dialog the page opens (alert, confirm, prompt) is dismissed at once,
+   * rather than holding the page's loading and scripts until the deadline; and each document the
+   * main frame commits gets the reader's isolated world while it loads.
+   */
+  private watchPage(): void {
+    const { cdp } = this.session;
+    this.unsubscribe.push(
+      cdp.on('Page.javascriptDialogOpening', () => cdp.post('Page.handleJavaScriptDialog', { accept: false })),
+      cdp.on('Page.frameNavigated', (p) => {
+        const frame = p.frame as { id?: string; parentId?: string; loaderId?: string } | undefined;
+        if (frame?.id !== this.session.mainFrameId || frame.parentId !== undefined) return;
+        this.committedLoader = frame.loaderId;
+        this.reader.prepareMain();
+      }),
+    );
+  }
+
   /** Loads the page, cut off before the deadline; a failed connection is retried while time remains. */
   private async navigate(): Promise<void> {
-    const { driver } = this.session;
     for (const delay of connectRetryDelays(this.attempt.deadline)) {
       if (delay > 0) await pause(delay, this.ends);
       this.leaveIfCancelled();
       if (this.remaining() <= 0) return;
-      await this.session.limitPageLoad(Math.max(1, this.remaining()));
-      try {
-        await driver.get(this.url.href);
-      } catch (err) {
-        // A page that never finishes loading is stopped here and answered with what it has; a
-        // navigation that failed on the network is the target's failure, not the browser's.
-        const netError = err instanceof seleniumError.WebDriverError ? /net::ERR_\w+/.exec(err.message)?.[0] : undefined;
-        if (netError) this.recorder.mainFailure ??= netError;
-        else if (!(err instanceof seleniumError.TimeoutError)) throw err;
-      }
-      // WebDriver and CDP are separate sockets: when the main response has not been seen yet,
-      // a CDP round trip makes sure every event Chrome sent before the load finished has been.
-      if (!this.recorder.mainResponse) await this.session.cdp.send('Runtime.evaluate', { expression: '0' });
+      // A page that never finishes loading is stopped and answered with what it has; a navigation
+      // that failed on the network is the target's failure, not the browser's.
+      const loaded = await loadPage(this.session.cdp, this.session.mainFrameId, this.url.href, Math.max(1, this.remaining()));
+      if (loaded.errorText?.startsWith('net::')) this.recorder.mainFailure ??= loaded.errorText;
       if (this.remaining() <= 0 || this.exceeded || this.recorder.mainResponse) return;
       const failure = this.navigationFailure();
       // Retried while time remains, as the plain engine does: a failure to connect for any
@@ -179,8 +197,12 @@ export class PageRender {
     }
   }
 
-  /** Whether the main document's answer became the page (a download or a 204 never does). */
+  /**
+   * Whether the main document's answer became the page (a download or a 204 never does): known
+   * from the frame's events when it did, asked of the frame tree when they do not say so.
+   */
   private async committed(): Promise<boolean> {
+    if (this.recorder.mainRequestId !== undefined && this.committedLoader === this.recorder.mainRequestId) return true;
     return (await this.reader.mainLoaderId()) === this.recorder.mainRequestId;
   }
 

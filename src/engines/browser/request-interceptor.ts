@@ -83,9 +83,7 @@ export class RequestInterceptor {
     // WebSocket handshakes never pass through Fetch: the constructor is taken away instead,
     // in every document before its own scripts run.
     if (this.blocked.has('WebSocket')) {
-      // Scripts added for new documents run only while the Page domain is on (the session's
-      // reset turns it off again).
-      await this.cdp.send('Page.enable');
+      // Scripts added for new documents run only while the Page domain is on (each tab has it on).
       const { identifier } = await this.cdp.send<{ identifier: string }>('Page.addScriptToEvaluateOnNewDocument', { source: BLOCK_WEBSOCKETS });
       this.scriptId = identifier;
     }
