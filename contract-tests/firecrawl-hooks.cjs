@@ -63,6 +63,12 @@ hooks.beforeEach((transaction, done) => {
     else {
       transaction.fullPath = transaction.fullPath.replace(/\/v2\/batch\/scrape\/[^/?]+/, `/v2/batch/scrape/${batchId}`);
       transaction.request.uri = transaction.fullPath;
+      // `next` is there only while more finished documents exist than a page holds: two do not.
+      const expected = transaction.expected.body ? JSON.parse(transaction.expected.body) : undefined;
+      if (expected && 'next' in expected) {
+        delete expected.next;
+        transaction.expected.body = JSON.stringify(expected);
+      }
     }
   }
   done();

@@ -54,7 +54,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch's id, as its start answered it. */
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -86,7 +89,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch's id, as its start answered it. */
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -593,7 +599,10 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The batch's id, as its start answered it. */
+        /**
+         * @description The batch's id, as its start answered it.
+         * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+         */
         JobId: string;
     };
     requestBodies: never;
@@ -657,7 +666,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The same value, from the same key, within 24 hours answers the batch it started first. */
+                /**
+                 * @description The same value, from the same key, within 24 hours answers the batch it started first.
+                 * @example nightly-catalogue-2026-11-26
+                 */
                 "x-idempotency-key"?: string;
             };
             path?: never;
@@ -709,7 +721,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The batch's id, as its start answered it. */
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -738,7 +753,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch's id, as its start answered it. */
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
@@ -767,7 +785,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The batch's id, as its start answered it. */
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
                 id: components["parameters"]["JobId"];
             };
             cookie?: never;
