@@ -1,15 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsError, InvalidKeyError, IpRestrictedError } from './billing-refusals.js';
-import { ChargeNotRecordedError } from './charge-not-recorded-error.js';
 import { AlreadyChargedError, LedgerRowExistsError } from './ledger-row-errors.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 import { IpAllowList } from '../ip/ip-allow-list.js';
 import { currentPeriod } from './billing-period.js';
-import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry, Settlement } from './billing-store.js';
+import type { BillingStore, BrowserFailureBudget, Debit, KeyAccount, Lease, LedgerEntry } from './billing-store.js';
 import { pastBudget, secondsUntilWindowEnds } from './browser-budget.js';
 import { boundedCall } from './bounded-call.js';
-import { settleCharge } from './charge-settlement.js';
 import type { DeferredWrites } from './deferred-writes.js';
+import { openReservation, type Reservation } from './reservation.js';
 
 /** A key is stored, and looked up, only as its SHA-256. */
 export function hashApiKey(key: string): string {
@@ -18,23 +17,6 @@ export function hashApiKey(key: string): string {
 
 /** What the ledger keeps of a request besides its key and cost (the target's host only, no URL). */
 export type RequestFacts = Pick<LedgerEntry, 'operation' | 'engine' | 'proxyType' | 'proxyCountry' | 'targetHost'>;
-
-/** How a request ended, as the caller knows it. */
-export type Outcome = Omit<Settlement, 'endedAt' | 'durationMs'>;
-
-/**
- * One request's credits, taken (and written to the ledger) before any work: settled exactly
- * once, as charged (the answer is a 200) or refunded (anything else). Either way its concurrency
- * slot, if it holds one, is freed.
- */
-export interface Reservation {
-  readonly cost: number;
-  readonly requestId: string;
-  /** Durable before it returns; ChargeNotRecordedError when it could not be made so (then refund). */
-  charge(outcome: Outcome): Promise<void>;
-  /** `failure`: a browser request that ran and failed, counted against the key's budget. */
-  refund(outcome: Outcome, failure: boolean): Promise<void>;
-}
 
 export interface BillingOptions {
   store: BillingStore;
@@ -222,6 +204,11 @@ export class Billing {
     throw new ConcurrencyLimitError(key.maxConcurrency).ofKey(key.id);
   }
 
+  private reservation(entry: LedgerEntry, debit: Debit, deadlineAt: number, lease: Lease | undefined): Reservation {
+    const { store, deferred } = this.options;
+    return openReservation({ store, deferred, now: this.now, release: (held) => this.release(held), giveBackLimitMs: GIVE_BACK_LIMIT_MS }, entry, debit, deadlineAt, lease);
+  }
+
   private async release(lease: Lease): Promise<void> {
     try {
       const what = `the release of slot ${lease.slot} of key #${lease.apiKeyId}`;
@@ -231,50 +218,6 @@ export class Billing {
     }
   }
 
-  private reservation(entry: LedgerEntry, debit: Debit, deadlineAt: number, lease: Lease | undefined): Reservation {
-    const reservedAt = this.now();
-    let settled = false;
-    const once = () => {
-      if (settled) throw new Error('a reservation is settled once');
-      settled = true;
-    };
-    // A duration is a request's (seconds); a clock that jumps must not overflow its column.
-    const settlement = (outcome: Outcome): Settlement => ({ ...outcome, endedAt: this.now(), durationMs: Math.min(Math.max(0, this.now() - debit.at), 2 ** 31 - 1) });
-    const { store } = this.options;
-    return {
-      cost: debit.cost,
-      requestId: entry.requestId,
-      charge: async (outcome) => {
-        once();
-        const result = await settleCharge(store, entry, settlement(outcome), { reservedAt, deadlineAt, now: this.now });
-        if (result !== 'charged') {
-          // Not charged: the reservation is still to be settled, by a refund.
-          settled = false;
-          throw new ChargeNotRecordedError(entry.requestId, result === 'unknown');
-        }
-        if (lease) await this.release(lease);
-      },
-      refund: async (outcome, failure) => {
-        once();
-        let databaseAway = false;
-        try {
-          const what = `the refund of request ${entry.requestId}`;
-          const write = () => store.refund(entry.requestId, settlement(outcome), failure, 'request', GIVE_BACK_LIMIT_MS);
-          await boundedCall(what, GIVE_BACK_LIMIT_MS, () => this.options.deferred.run(what, write, { idempotent: true }));
-        } catch (err) {
-          // The row stays reserved: reconciliation refunds it. The caller's answer stands.
-          if (!(err instanceof StoreUnavailableError)) throw err;
-          databaseAway = true;
-        }
-        // The refund frees a capped key's slot in the same statement; a deferred one, here. With
-        // the database away the answer does not wait for it (the slot expires or is freed later).
-        if (lease) {
-          const released = this.release(lease);
-          if (!databaseAway) await released;
-        }
-      },
-    };
-  }
 }
 
 /** The key's allow list, if it has one, must admit the caller (an unknown caller is admitted by none). */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../billing/billing-refusals.js';
-import type { Billing, Reservation } from '../billing/billing.js';
+import type { Billing } from '../billing/billing.js';
+import type { Reservation } from '../billing/reservation.js';
 import type { KeyAccount } from '../billing/billing-store.js';
 import { ChargeNotRecordedError } from '../billing/charge-not-recorded-error.js';
 import type { CostTable } from '../config/catalog.js';

@@ -75,7 +75,8 @@ for (const database of testDatabases()) {
       this.timeout(40_000);
       const key = await s.store.key({ planName: 'free', credits: 10_000, maxConcurrency: 1 });
       const env = { DATABASE_URL: s.databaseUrl, ALLOW_PRIVATE_TARGETS: 'true', LEASE_GRACE_SECONDS: '1', BROWSER_POOL_SIZE: '0' };
-      const doomed = await new ServerProcess(env).start();
+      // Both up before the lease is taken: a server's start under load could outlast the lease.
+      const [doomed, survivor] = await Promise.all([new ServerProcess(env).start(), new ServerProcess(env).start()]);
       const hangingCall = fetch(`${doomed.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/hang')], ['browser', 'false'], ['timeout', '5']])}`).catch(() => undefined);
       const leaseTakenAt = Date.now();
       while (s.target.requestsTo('/hang').length === 0) await sleep(50);
@@ -83,7 +84,6 @@ for (const database of testDatabases()) {
       await hangingCall;
       expect(await s.store.leasesOf(key)).to.equal(1);
 
-      const survivor = await new ServerProcess(env).start();
       try {
         const call = () => fetch(`${survivor.base}/v2/general?${new URLSearchParams([['x-api-key', key], ['url', s.target.url('/page')], ['browser', 'false']])}`);
         expect((await call()).status).to.equal(409);
