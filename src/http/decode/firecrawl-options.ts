@@ -3,6 +3,7 @@ import type { ResourceType } from '../../engines/scrape-request.js';
 import { defaultWindow } from '../../jobs/firecrawl/item-request.js';
 import type { FirecrawlOptions } from '../../jobs/firecrawl/firecrawl-options.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
+import { actionsOf } from './actions-param.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
 import { checkCookie } from './header-values.js';
@@ -82,6 +83,7 @@ function rulesOf(rules: FirecrawlOptionFields['extract_rules']): string | null {
 function browserNeeds(body: FirecrawlOptionFields, screenshot: boolean, blockResources: ResourceType[]): string | undefined {
   const needs: Array<[boolean, string]> = [
     [screenshot, 'a screenshot'],
+    [(body.actions?.length ?? 0) > 0, 'actions'],
     [(body.waitFor ?? 0) > 0, 'waitFor'],
     [body.mobile === true, 'mobile'],
     [body.wait_for_selector !== undefined, 'wait_for_selector'],
@@ -98,10 +100,10 @@ function browserNeeds(body: FirecrawlOptionFields, screenshot: boolean, blockRes
  * answered 400). Done once per submission; a job stores the result.
  */
 export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions {
-  if (body.actions !== undefined && body.actions.length > 0) throw invalid('actions', 'actions are not supported by this server: use js_snippet and wait_for_selector', 'value_error.not_supported');
   const formats = formatsOf(body.formats ?? ['markdown']);
   const waitForMs = body.waitFor ?? 0;
   const timeoutMs = body.timeout ?? 60_000;
+  const actions = body.actions === undefined ? [] : actionsOf(body.actions, timeoutMs);
   if (waitForMs > timeoutMs / 2) throw invalid('waitFor', `waitFor may be at most half the timeout (${Math.floor(timeoutMs / 2)} ms)`);
   const blockResources: ResourceType[] = [...new Set(body.block_resource ?? [])];
   const needed = browserNeeds(body, formats.screenshot !== null, blockResources);
@@ -137,5 +139,6 @@ export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions 
     sessionId: body.session_id ?? null,
     timeoutMs,
     extractRules: rulesOf(body.extract_rules),
+    actions,
   };
 }

@@ -85,6 +85,7 @@ export function documentAnswer(workers: HtmlWorkers, choice: DocumentAnswerChoic
         document.warning = `the page is ${contentType}, not a text page: it has no markdown, html or links`;
         if (choice.discoverLinks) links = [];
       }
+      if (page.actions) document.actions = page.actions;
       if (page.capture) document.screenshot = `data:${page.capture.contentType};base64,${page.capture.data.toString('base64')}`;
       if (contentType !== undefined) document.metadata.contentType = contentType;
       document.metadata.cacheState = 'miss';

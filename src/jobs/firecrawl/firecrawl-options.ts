@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESOURCE_TYPES } from '../../engines/scrape-request.js';
+import { browserActionsSchema } from '../../engines/browser/actions/browser-action.js';
 import type { StoredScrapeOptions } from '../job-ports.js';
 
 /**
@@ -47,6 +48,8 @@ export const firecrawlOptionsSchema = z.object({
   timeoutMs: z.number().int().min(1000).max(60_000),
   /** The caller's extract_rules, as JSON text. */
   extractRules: z.string().nullable(),
+  /** Firecrawl's browser actions, validated (none for options stored before they were taken). */
+  actions: browserActionsSchema.default([]),
 });
 
 export type FirecrawlOptions = z.infer<typeof firecrawlOptionsSchema>;

@@ -44,7 +44,15 @@ describe('firecrawlOptions: Firecrawl\'s names and scrapegate\'s, one meaning ea
   it('refuses by name what scrapegate does not do', () => {
     expect(refused({ formats: ['markdown', { type: 'json' }] }).values[0]).to.include({ param: 'formats.1', type: 'value_error.not_supported' });
     expect(refused({ formats: ['changeTracking'] }).message).to.match(/changeTracking format is not supported/);
-    expect(refused({ actions: [{ type: 'wait' }] }).values[0].param).to.equal('actions');
+  });
+
+  it('actions: validated into what the engine runs, in the browser; browser false refused', () => {
+    const o = firecrawlOptions({ actions: [{ type: 'click', selector: '#a' }, { type: 'wait', milliseconds: 5 }] });
+    expect(o).to.deep.include({ browser: true, actions: [{ type: 'click', selector: '#a', all: false }, { type: 'wait', milliseconds: 5 }] });
+    expect(itemRequest('http://127.0.0.1/x', o, 'datacenter').actions).to.deep.equal(o.actions);
+    expect(itemRequest('http://127.0.0.1/x', firecrawlOptions({}), 'datacenter').actions).to.equal(undefined);
+    expect(refused({ actions: [{ type: 'wait' }] }).values[0]).to.include({ param: 'actions.0', type: 'value_error.actions' });
+    expect(refused({ browser: false, actions: [{ type: 'scrape' }] }).values[0].param).to.equal('browser');
   });
 
   it('proxy and proxy_type, location.country and proxy_country: one choice each, a contradiction refused', () => {

@@ -40,6 +40,7 @@ export const PLAIN_MARKDOWN: FirecrawlOptions = {
   sessionId: null,
   timeoutMs: 5_000,
   extractRules: null,
+  actions: [],
 };
 
 /** The document maker over the real scrape service and HTML workers, a scripted engine and the in-memory ledger. */
