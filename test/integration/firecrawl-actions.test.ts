@@ -134,6 +134,40 @@ for (const database of testDatabases()) {
       expect(s.server.logs.filter((l) => String(l.path ?? '').startsWith('/v2/usage')), 'requests the service got from the browser').to.deep.equal([]);
     });
 
+    it('the attributes format: read in the HTML worker from the page as fetched, charged as the page', async () => {
+      const { status, body } = await scrape({ url: s.target.url('/form'), formats: [{ type: 'attributes', selectors: [{ selector: 'input', attribute: 'id' }, { selector: 'a', attribute: 'href' }] }] });
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(body.data.attributes).to.deep.equal([
+        { selector: 'input', attribute: 'id', values: ['q', 'x'] },
+        { selector: 'a', attribute: 'href', values: [`${s.server.base}/v2/usage`] },
+      ]);
+      expect(body.data.metadata.creditsUsed).to.equal(1);
+      const refused = await scrape({ url: s.target.url('/form'), formats: [{ type: 'attributes', selectors: [{ selector: 'a[[', attribute: 'href' }] }] });
+      expect(refused.status).to.equal(400);
+    });
+
+    it('the sync API: actions as Base64 JSON on /v2/extended (their results added) and /v2/general (the page as they left it)', async () => {
+      const actions = (list: unknown[]) => Buffer.from(JSON.stringify(list)).toString('base64');
+      const steps = actions([{ type: 'click', selector: '#q' }, { type: 'write', text: 'sync' }, { type: 'click', selector: '#go' }, { type: 'executeJavascript', script: "document.getElementById('out').textContent" }]);
+      const extended = await s.call('/v2/extended', [['url', s.target.url('/form')], ['x-api-key', key], ['actions', steps]]);
+      const json = (await extended.json()) as { html: string; actions: ActionsData };
+      expect(extended.status, JSON.stringify(json).slice(0, 500)).to.equal(200);
+      expect(json.actions.javascriptReturns).to.deep.equal([{ type: 'string', value: 'typed:sync' }]);
+      expect(json.html).to.contain('typed:sync');
+      const general = await s.call('/v2/general', [['url', s.target.url('/form')], ['x-api-key', key], ['actions', steps]]);
+      expect(general.status).to.equal(200);
+      expect(await general.text()).to.contain('typed:sync');
+      const before = await s.store.remaining(key);
+      const plain = await s.call('/v2/general', [['url', s.target.url('/form')], ['x-api-key', key], ['browser', 'false'], ['actions', steps]]);
+      expect(plain.status).to.equal(422);
+      const missing = await s.call('/v2/extended', [['url', s.target.url('/form')], ['x-api-key', key], ['actions', actions([{ type: 'click', selector: '#none' }])]]);
+      expect(missing.status).to.equal(422);
+      expect(((await missing.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0].loc).to.deep.equal(['query', 'actions.0.selector']);
+      const notJson = await s.call('/v2/general', [['url', s.target.url('/form')], ['x-api-key', key], ['actions', Buffer.from('[{').toString('base64')]]);
+      expect(notJson.status).to.equal(422);
+      expect(await s.store.remaining(key)).to.equal(before);
+    });
+
     it('nothing typed, stored or set by one request is visible to the next on the same session', async () => {
       const first = await scrape({
         url: s.target.url('/form'),

@@ -14,7 +14,7 @@ export type FirecrawlOptionFields = Partial<Omit<Schemas['ScrapeRequest'], 'url'
 type Format = Schemas['Format'];
 
 /** The formats scrapegate makes; Firecrawl's others (its LLM and tracking formats) are refused by name. */
-const MADE = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage']);
+const MADE = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage', 'attributes']);
 const MAX_RULES_CHARS = 64 * 1024;
 
 function invalid(param: string, msg: string, type = 'value_error'): InvalidValueError {
@@ -27,9 +27,12 @@ interface Screenshot {
   viewport: { width?: number; height?: number };
 }
 
-function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screenshot | null } {
+type AttributeChoice = Array<{ selector: string; attribute: string }>;
+
+function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screenshot | null; attributes: AttributeChoice | null } {
   const names = new Set<string>();
   let screenshot: Screenshot | null = null;
+  let attributes: AttributeChoice | null = null;
   formats.forEach((format, i) => {
     const type = typeof format === 'string' ? format : format.type;
     if (!MADE.has(type)) throw invalid(`formats.${i}`, `the ${type} format is not supported by this server`, 'value_error.not_supported');
@@ -39,10 +42,16 @@ function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screens
       screenshot = { fullPage: type === 'screenshot@fullPage' || object?.fullPage === true, quality: object?.quality ?? null, viewport: { ...object?.viewport } };
       return;
     }
+    if (type === 'attributes') {
+      const selectors = typeof format === 'object' ? (format as Partial<Schemas['AttributesFormat']>).selectors : undefined;
+      if (!selectors || selectors.length === 0) throw invalid(`formats.${i}.selectors`, 'the attributes format needs selectors: [{selector, attribute}]');
+      attributes = [...(attributes ?? []), ...selectors.map(({ selector, attribute }) => ({ selector, attribute }))];
+      return;
+    }
     if (typeof format === 'object' && Object.keys(format).length > 1) throw invalid(`formats.${i}`, `the ${type} format takes no options`);
     names.add(type);
   });
-  return { names, screenshot };
+  return { names, screenshot, attributes };
 }
 
 /** Firecrawl's proxy and scrapegate's proxy_type, as one choice; both given must agree. */
@@ -122,6 +131,7 @@ export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions 
       links: formats.names.has('links'),
       images: formats.names.has('images'),
       screenshot: shot && { fullPage: shot.fullPage, quality: shot.quality, width: shot.viewport.width ?? window.width, height: shot.viewport.height ?? window.height },
+      attributes: formats.attributes,
     },
     onlyMainContent: body.onlyMainContent ?? true,
     includeTags: body.includeTags ?? [],

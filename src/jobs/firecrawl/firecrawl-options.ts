@@ -25,6 +25,12 @@ export const firecrawlOptionsSchema = z.object({
     links: z.boolean(),
     images: z.boolean(),
     screenshot: screenshotSchema.nullable(),
+    /** Firecrawl's `attributes` format; null: not asked for. */
+    attributes: z
+      .array(z.object({ selector: z.string().min(1).max(2048), attribute: z.string().min(1).max(256) }))
+      .max(100)
+      .nullable()
+      .default(null),
   }),
   onlyMainContent: z.boolean(),
   includeTags: z.array(z.string().max(2048)).max(100),
