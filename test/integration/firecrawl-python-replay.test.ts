@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { JobDocument } from '../../src/jobs/job-ports.js';
 import { testDatabases } from '../helpers/databases.js';
 import { useSuite } from '../helpers/suite.js';
+import { waitUntil } from '../helpers/eventually.js';
 
 /** The version the replayed requests say they come from (firecrawl-py 4.x cannot be installed here). */
 const ORIGIN = 'python-sdk@4.12.0';
@@ -102,10 +103,7 @@ for (const database of testDatabases()) {
       const started = await py.post('/v2/batch/scrape', { urls, formats: ['markdown'], ignoreInvalidURLs: true });
       expect(started.url).to.equal(`${PUBLIC_BASE}/v2/batch/scrape/${String(started.id)}`);
       let status = await py.get(String(started.url));
-      for (let polls = 0; status.status === 'scraping' && polls < 200; polls++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        status = await py.get(`/v2/batch/scrape/${String(started.id)}`);
-      }
+      await waitUntil(async () => (status = await py.get(String(started.url))).status !== 'scraping', 30_000);
       expect(status).to.include({ status: 'completed', total: 5, completed: 5 });
       expect(Number.isInteger(status.creditsUsed)).to.equal(true);
       // Once terminal, the SDK pages through `next` (here two documents a page, as the first call asked).

@@ -4,6 +4,7 @@ import { PNG } from 'pngjs';
 import { loadFirecrawlSdk, type FirecrawlSdk, type FirecrawlSdkClass } from '../helpers/firecrawl-sdk.js';
 import { testDatabases } from '../helpers/databases.js';
 import { useSuite } from '../helpers/suite.js';
+import { waitUntil } from '../helpers/eventually.js';
 
 const PAGE = `<!doctype html><html lang="en"><head><title>SDK page</title><meta name="description" content="for the SDK"></head><body>
 <nav><a href="/home">Home</a></nav>
@@ -92,10 +93,7 @@ for (const database of testDatabases()) {
       expect(started.url).to.equal(`${s.server.base}/v2/batch/scrape/${started.id}`);
       expect(started.invalidURLs).to.deep.equal(['not a url']);
       let job = await sdk.getBatchScrapeStatus(started.id);
-      for (let polls = 0; job.status === 'scraping' && polls < 200; polls++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        job = await sdk.getBatchScrapeStatus(started.id);
-      }
+      await waitUntil(async () => (job = await sdk.getBatchScrapeStatus(started.id)).status !== 'scraping', 30_000);
       expect(job).to.include({ status: 'completed', total: 3, completed: 3, creditsUsed: 3 });
       expect(job.data.map((d) => d.metadata.sourceURL).sort()).to.deep.equal([...urls].sort());
       expect(job.data[0].links).to.have.length(2);
