@@ -13,6 +13,8 @@ const FORM = (serviceUrl: string) => `<!doctype html><html><head><title>Form</ti
 <div id="later"></div>
 <script>setTimeout(function () { document.getElementById('later').innerHTML = '<p id="late">late content</p>'; }, 300);</script>
 <a id="away" href="${serviceUrl}/v2/usage">away</a>
+<script>window.popups = [];</script>
+${'<button class="pop" onclick="window.popups.push(window.open(\'/popup\', \'_blank\'))">pop</button>'.repeat(20)}
 <div style="height: 3000px">tall</div>
 </body></html>`;
 
@@ -166,6 +168,22 @@ for (const database of testDatabases()) {
       const notJson = await s.call('/v2/general', [['url', s.target.url('/form')], ['x-api-key', key], ['actions', Buffer.from('[{').toString('base64')]]);
       expect(notJson.status).to.equal(422);
       expect(await s.store.remaining(key)).to.equal(before);
+    });
+
+    it('a page that opens a window on every click: each one closed as it appears, the render answered', async () => {
+      const { status, body } = await scrape({
+        url: s.target.url('/form'),
+        timeout: 20_000,
+        actions: [
+          { type: 'click', selector: '.pop', all: true },
+          { type: 'wait', milliseconds: 300 },
+          { type: 'executeJavascript', script: 'window.popups.map((w) => w === null || w.closed)' },
+        ],
+      });
+      expect(status, JSON.stringify(body).slice(0, 500)).to.equal(200);
+      const closed = body.data.actions?.javascriptReturns[0].value as boolean[];
+      expect(closed).to.have.length(20);
+      expect(closed.every((c) => c)).to.equal(true);
     });
 
     it('nothing typed, stored or set by one request is visible to the next on the same session', async () => {

@@ -14,11 +14,26 @@ export interface RenderForActions {
   maxBodyBytes: number;
 }
 
-/** The request's actions on the render's own tab, reader and time. */
-export function renderActions(render: RenderForActions, actions: readonly BrowserAction[]): Promise<ActionResults> {
+/**
+ * The request's actions on the render's own tab, reader and time. A click is a user's gesture, so
+ * the page may open a window with it: every window the page opens meanwhile is closed as soon as
+ * it appears (the document is the tab's, and a page that opens one per click must not fill the
+ * browser with renderers).
+ */
+export async function renderActions(render: RenderForActions, actions: readonly BrowserAction[]): Promise<ActionResults> {
   const { session, reader, deadline, ends, maxBodyBytes } = render;
   const page = { cdp: session.cdp, mainFrameId: session.mainFrameId, reader, deadline, ends, maxBodyBytes, useWindow: (size: { width: number; height: number }) => session.useWindow(size) };
-  return runActions(page, actions, session.id);
+  const offPopups = session.cdp.on('Target.targetCreated', (p) => {
+    const info = p.targetInfo as { targetId?: string; type?: string; openerId?: string } | undefined;
+    if (info?.targetId && info.type === 'page' && info.openerId === session.mainFrameId) {
+      session.cdp.sendToBrowser('Target.closeTarget', { targetId: info.targetId }).catch(() => undefined);
+    }
+  });
+  try {
+    return await runActions(page, actions, session.id);
+  } finally {
+    offPopups();
+  }
 }
 
 /**
