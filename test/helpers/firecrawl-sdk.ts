@@ -38,3 +38,30 @@ export async function loadFirecrawlSdk(): Promise<FirecrawlSdkClass | undefined>
   const esm = resolved.replace(/index\.cjs$/, 'index.js');
   return ((await import(pathToFileURL(esm).href)) as { default: FirecrawlSdkClass }).default;
 }
+
+/** What the tests use of the MCP SDK's client (`@modelcontextprotocol/sdk`, a dependency of firecrawl-mcp in test/sdk). */
+export interface McpClient {
+  connect(transport: unknown): Promise<void>;
+  listTools(): Promise<{ tools: Array<{ name: string }> }>;
+  callTool(request: { name: string; arguments: Record<string, unknown> }, resultSchema?: unknown, options?: { timeout?: number }): Promise<{ content: Array<{ type: string; text?: string }>; isError?: boolean }>;
+  close(): Promise<void>;
+}
+
+export interface FirecrawlMcp {
+  /** A client of the MCP protocol, and a transport that starts `command` and speaks to it over stdio. */
+  Client: new (info: { name: string; version: string }) => McpClient;
+  StdioClientTransport: new (options: { command: string; args: string[]; env: Record<string, string>; cwd?: string; stderr?: 'pipe' | 'ignore' | 'inherit' }) => unknown;
+  /** firecrawl-mcp's executable script. */
+  server: string;
+}
+
+/** Firecrawl's MCP server (`firecrawl-mcp` 3.x) and an MCP client for it, from test/sdk; undefined when not installed. */
+export async function loadFirecrawlMcp(): Promise<FirecrawlMcp | undefined> {
+  const root = `${SDK_PACKAGE_DIR}node_modules/`;
+  const server = `${root}firecrawl-mcp/dist/index.js`;
+  const sdk = `${root}@modelcontextprotocol/sdk/dist/esm/client/`;
+  if (!existsSync(server) || !existsSync(`${sdk}index.js`)) return undefined;
+  const { Client } = (await import(pathToFileURL(`${sdk}index.js`).href)) as Pick<FirecrawlMcp, 'Client'>;
+  const { StdioClientTransport } = (await import(pathToFileURL(`${sdk}stdio.js`).href)) as Pick<FirecrawlMcp, 'StdioClientTransport'>;
+  return { Client, StdioClientTransport, server };
+}
