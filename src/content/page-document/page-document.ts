@@ -109,7 +109,15 @@ export function pageDocument(input: PageDocumentInput): PageDocumentOutput {
   const out: PageDocumentOutput = { metadata: headMetadata(document, pageUrl) };
   const base = baseOf(document, pageUrl);
   // Read from the page as it came, before any tag filtering takes elements out of it.
-  if (input.attributes) out.attributes = pageAttributes(document, input.attributes);
+  if (input.attributes) {
+    try {
+      out.attributes = pageAttributes(document, input.attributes);
+    } catch (err) {
+      if (!(err instanceof ExtractRulesError)) throw err;
+      out.attributes = input.attributes.map((a) => ({ ...a, values: [] }));
+      out.warning = 'the attributes selectors take too long on this page: they have no values';
+    }
+  }
   if (wants.links || wants.images) {
     const found = pageLinks(document, base, !input.removeBase64Images);
     if (wants.links) out.links = found.links;
