@@ -186,6 +186,15 @@ for (const database of testDatabases()) {
       expect(closed.every((c) => c)).to.equal(true);
     });
 
+    it('a script that never ends is ended by the deadline: 408, not charged, and the next request is served', async () => {
+      const before = await s.store.remaining(key);
+      const spin = await scrape({ url: s.target.url('/form'), timeout: 4_000, actions: [{ type: 'executeJavascript', script: 'while (true) {}' }] });
+      expect(spin.status, JSON.stringify(spin.body)).to.equal(408);
+      expect(await s.store.remaining(key)).to.equal(before);
+      const next = await scrape({ url: s.target.url('/form'), actions: [{ type: 'scrape' }] });
+      expect(next.status, JSON.stringify(next.body)).to.equal(200);
+    });
+
     it('nothing typed, stored or set by one request is visible to the next on the same session', async () => {
       const first = await scrape({
         url: s.target.url('/form'),
