@@ -107,6 +107,14 @@ for (const database of testDatabases()) {
       expect(job.data.every((d) => String(d.markdown).includes('Hello SDK'))).to.equal(true);
     });
 
+    it('batchScrape with actions: each page rendered, its actions run, its data.actions stored with it', async () => {
+      const urls = [s.target.url('/page?a=1'), s.target.url('/page?a=2')];
+      const job = await sdk.batchScrape(urls, { options: { formats: ['markdown'], actions: [{ type: 'executeJavascript', script: 'location.search' }] }, pollInterval: 1 });
+      expect(job).to.include({ status: 'completed', total: 2, completed: 2, creditsUsed: 20 });
+      const returned = job.data.map((d) => (d.actions as { javascriptReturns: Array<{ value: unknown }> }).javascriptReturns[0].value).sort();
+      expect(returned).to.deep.equal(['?a=1', '?a=2']);
+    });
+
     it('cancelBatchScrape: the job cancelled, the pages not started dropped, uncharged', async () => {
       const before = await s.store.remaining(key);
       const urls = Array.from({ length: 40 }, (_, i) => s.target.url(`/held?n=${i}`));
