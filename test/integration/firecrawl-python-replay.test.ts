@@ -78,7 +78,9 @@ function expectPythonValid(doc: JobDocument): void {
 }
 
 /** firecrawl-py 4.x's request shapes replayed against the real server: a contract test for a client that cannot be installed here. */
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the ledger on MySQL has suites of its own,
+// and the SDK's batches run there in firecrawl-sdk): SQLite only, to keep the suite in budget.
+for (const database of testDatabases().slice(0, 1)) {
   describe(`firecrawl-py 4.x's requests, replayed (${database.name})`, function () {
     this.timeout(120_000);
     const s = useSuite(database, { PUBLIC_BASE_URL: PUBLIC_BASE });
