@@ -5,64 +5,81 @@ import type { ActionOf } from './browser-action.js';
 export const MAX_SCRIPT_RETURN_CHARS = 1024 * 1024;
 const GROUP = 'scrapegate-action-script';
 
-interface RemoteObject {
-  type: string;
-  subtype?: string;
-  value?: unknown;
-  objectId?: string;
-  unserializableValue?: string;
-}
+/**
+ * Runs in the page. The caller's script goes through an indirect eval, which gives what
+ * Runtime.evaluate would (a statement list's last value, in the global scope); DevTools allows
+ * code from strings while its own evaluation runs, so a page's CSP does not stop it. The value is
+ * awaited, measured and made JSON here, and only one primitive string leaves the page: `json
+ * <type> <JSON>`, `big <type> <characters>` (a string's: its length and quotes, before any escape), `none <type>` (nothing JSON can say) or `threw`.
+ * Whatever the script returned or threw, however large, never crosses the DevTools connection, and
+ * a string's length cannot be faked by the page's own objects. A page that replaced `eval` runs
+ * the script through its own function, as it could tamper with anything else the script uses.
+ */
+const IN_PAGE = `async (source, cap) => {
+  try {
+    const value = await (0, eval)(source);
+    const type = typeof value;
+    if (type === 'undefined' || type === 'function' || type === 'symbol' || type === 'bigint') return 'none ' + type;
+    if (type === 'string' && value.length > cap) return 'big string ' + (value.length + 2);
+    let json;
+    try { json = JSON.stringify(value); } catch { return 'none ' + type; }
+    if (typeof json !== 'string') return 'none ' + type;
+    if (json.length > cap) return 'big ' + type + ' ' + json.length;
+    return 'json ' + (type === 'object' && Array.isArray(value) ? 'array' : type) + ' ' + json;
+  } catch {
+    return 'threw';
+  }
+}`;
 
 /**
  * Evaluates the caller's script in the page's own world (it is there to act on the page) as
- * Firecrawl does, as an expression (a statement list's last value), awaiting a promise. An object
- * is made JSON in the browser and measured there before it is transferred; a value past the cap,
- * a value JSON cannot say and a script that threw are answered as what they are, never as the
- * page's words (an exception's message may quote the caller's script).
+ * Firecrawl does, as an expression (a statement list's last value), awaiting a promise. Its value
+ * is made JSON and measured in the browser before anything is transferred (IN_PAGE); a value past
+ * the cap, a value JSON cannot say and a script that threw are answered as what they are, never as
+ * the page's words (an exception's message may quote the caller's script).
  */
 export async function executeJavascript(page: ActionPage, action: ActionOf<'executeJavascript'>): Promise<{ type: string; value: unknown }> {
   const time = Math.max(1, actionTime(page));
   try {
-    const evaluated = await page.cdp.send<{ result: RemoteObject; exceptionDetails?: unknown }>(
+    const evaluated = await page.cdp.send<{ result: { value?: unknown }; exceptionDetails?: unknown }>(
       'Runtime.evaluate',
-      { expression: action.script, awaitPromise: true, returnByValue: false, objectGroup: GROUP, userGesture: false },
+      {
+        expression: `(${IN_PAGE})(${JSON.stringify(action.script)}, ${MAX_SCRIPT_RETURN_CHARS})`,
+        awaitPromise: true,
+        returnByValue: true,
+        objectGroup: GROUP,
+        userGesture: false,
+      },
       time + 1_000,
     );
-    if (evaluated.exceptionDetails) return { type: 'error', value: 'the script threw an exception' };
-    return await valueOf(page, evaluated.result, time);
+    const said = evaluated.exceptionDetails ? undefined : evaluated.result.value;
+    return typeof said === 'string' ? answerOf(said) : threw();
   } finally {
     page.cdp.post('Runtime.releaseObjectGroup', { objectGroup: GROUP });
   }
 }
 
-async function valueOf(page: ActionPage, result: RemoteObject, time: number): Promise<{ type: string; value: unknown }> {
-  if (result.type === 'undefined') return { type: 'undefined', value: null };
-  if (result.unserializableValue !== undefined) return { type: result.type, value: null };
-  if (!result.objectId) {
-    if (typeof result.value === 'string' && result.value.length > MAX_SCRIPT_RETURN_CHARS) return tooLarge(result.value.length);
-    return { type: result.type, value: result.value ?? null };
+/** What IN_PAGE said, as the action's result. */
+export function answerOf(said: string): { type: string; value: unknown } {
+  const [kind = '', type = 'object'] = said.split(' ', 2);
+  const rest = said.slice(kind.length + type.length + 2);
+  if (kind === 'json') {
+    try {
+      return { type, value: JSON.parse(rest) as unknown };
+    } catch {
+      // The page's own JSON.stringify said something that is not JSON.
+      return { type, value: null };
+    }
   }
-  if (result.type === 'function' || result.type === 'symbol') return { type: result.type, value: null };
-  const json = await page.cdp.send<{ result: { value?: { json?: string; tooLarge?: number } }; exceptionDetails?: unknown }>(
-    'Runtime.callFunctionOn',
-    {
-      objectId: result.objectId,
-      functionDeclaration: `function () { const s = JSON.stringify(this); if (typeof s !== 'string') return {}; if (s.length > ${MAX_SCRIPT_RETURN_CHARS}) return { tooLarge: s.length }; return { json: s }; }`,
-      returnByValue: true,
-    },
-    time,
-  );
-  const made = json.exceptionDetails ? undefined : json.result.value;
-  if (made?.tooLarge !== undefined) return tooLarge(made.tooLarge);
-  if (typeof made?.json !== 'string') return { type: 'object', value: null };
-  try {
-    return { type: result.subtype === 'array' ? 'array' : 'object', value: JSON.parse(made.json) as unknown };
-  } catch {
-    // The page's own JSON.stringify said something that is not JSON.
-    return { type: 'object', value: null };
-  }
+  if (kind === 'big') return tooLarge(rest);
+  if (kind === 'none') return { type, value: null };
+  return threw();
 }
 
-function tooLarge(chars: number): { type: string; value: unknown } {
-  return { type: 'error', value: `the value is ${chars} characters of JSON: at most ${MAX_SCRIPT_RETURN_CHARS} are answered` };
+function threw(): { type: string; value: unknown } {
+  return { type: 'error', value: 'the script threw an exception' };
+}
+
+function tooLarge(chars: string): { type: string; value: unknown } {
+  return { type: 'error', value: `the value is at least ${chars} characters of JSON: at most ${MAX_SCRIPT_RETURN_CHARS} are answered` };
 }
