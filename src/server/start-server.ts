@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { loadCatalog } from '../config/catalog.js';
 import type { Config } from '../config/config.js';
 import { Drain, type DrainResult } from '../http/drain.js';
+import { DatabaseMetrics } from '../observability/database-metrics.js';
 import { Metrics } from '../observability/metrics.js';
 import { Readiness } from '../observability/readiness.js';
 import { databaseAnswers } from '../store/database-ping.js';
@@ -45,6 +46,8 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     throw new Error('ADMIN_TOKEN is the secret of an API key: choose another token (a scraping key never opens the admin API).');
   }
   const metrics = new Metrics();
+  const databaseMetrics = new DatabaseMetrics(metrics.registry);
+  db.knex.on('query', () => databaseMetrics.statementSent());
   const drain = new Drain();
   const books = billingParts(config, stores, logger);
   const scrape = await scrapeParts(config, { catalog, billing: books.billing, refusals: books.refusals, metrics, stopping: drain.stopping, logger, overrides });
