@@ -3,7 +3,7 @@
 // API (POST /v2/scrape, the same document maker) by a client at the same total concurrency, both
 // in this run. Also reports the Redis memory an entry takes. Not a timed test: `npm run bench:batch`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,7 +28,7 @@ function start(args: string[], env: Record<string, string>, log = '/dev/null'): 
 }
 
 /** Entries BullMQ holds for items now, and Redis's data bytes. */
-async function redisLoad(redis: Redis, baseline: number): Promise<{ entries: number; bytes: number }> {
+async function redisLoad(redis: Redis): Promise<{ entries: number; bytes: number }> {
   let entries = 0;
   for (let cursor = '0'; ; ) {
     const [next, keys] = await redis.scan(cursor, 'MATCH', 'scrapegate:items-*:*.*', 'COUNT', 1000);
@@ -36,7 +36,6 @@ async function redisLoad(redis: Redis, baseline: number): Promise<{ entries: num
     cursor = next;
     if (cursor === '0') break;
   }
-  void baseline;
   // What the entries themselves take (their hashes, and their ids in BullMQ's lists and sets),
   // not the connections' buffers that INFO's used_memory also counts.
   let bytes = 0;
@@ -49,14 +48,21 @@ async function redisLoad(redis: Redis, baseline: number): Promise<{ entries: num
   return { entries, bytes };
 }
 
-async function questions(): Promise<number> {
-  const db = openDatabase(MYSQL_URL);
-  try {
-    const [rows] = (await db.knex.raw("SHOW GLOBAL STATUS LIKE 'Questions'")) as [Array<{ Value: string }>];
-    return Number(rows[0].Value);
-  } finally {
-    await db.close();
+/**
+ * Statements both instances sent to the database (their scrapegate_database_statements_total):
+ * counted at the instances, since the MySQL server's own counters include whatever else it serves.
+ */
+async function statements(bases: string[]): Promise<number> {
+  let sum = 0;
+  for (const base of bases) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    sum += Number(/^scrapegate_database_statements_total (\S+)$/m.exec(text)?.[1] ?? NaN);
   }
+  return sum;
+}
+
+function loadAverage(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
 async function pool<T>(items: T[], concurrency: number, run: (item: T) => Promise<void>): Promise<void> {
@@ -101,25 +107,32 @@ try {
 
   // The sync baseline: the same documents, one request each, spread over both instances.
   const failures = new Map<number, number>();
-  const syncQuestions = await questions();
+  const loadBefore = loadAverage();
+  const syncStatements = await statements(bases);
   const syncStarted = performance.now();
   let turn = 0;
   await pool(urls('sync'), INSTANCES * WORKERS, async (url) => {
     // As a client holding the URLs must: a 429 (the HTML workers' queue full) is sent again shortly.
     for (;;) {
-      const res = await fetch(`${bases[turn++ % INSTANCES]}/v2/scrape`, { method: 'POST', headers, body: JSON.stringify({ url, formats: ['markdown'] }) });
-      await res.arrayBuffer();
+      let res: Response;
+      try {
+        res = await fetch(`${bases[turn++ % INSTANCES]}/v2/scrape`, { method: 'POST', headers, body: JSON.stringify({ url, formats: ['markdown'] }) });
+        await res.arrayBuffer();
+      } catch {
+        // A kept-alive connection the server closed as it was reused: sent again, as a client would.
+        failures.set(0, (failures.get(0) ?? 0) + 1);
+        continue;
+      }
       if (res.status !== 200) failures.set(res.status, (failures.get(res.status) ?? 0) + 1);
       if (res.status !== 429) return;
       await sleep(100);
     }
   });
   const syncSeconds = (performance.now() - syncStarted) / 1000;
-  const syncPerUrl = ((await questions()) - syncQuestions) / URLS;
+  const syncPerUrl = ((await statements(bases)) - syncStatements) / URLS;
 
   const conn = new Redis(redis.url);
-  const baseline = Number(/^used_memory:(\d+)/m.exec(await conn.info('memory'))?.[1] ?? 0);
-  const batchQuestions = await questions();
+  const batchStatements = await statements(bases);
   const batchStarted = performance.now();
   const submitted = await fetch(`${bases[0]}/v2/batch/scrape`, { method: 'POST', headers, body: JSON.stringify({ urls: urls('batch'), formats: ['markdown'] }) });
   const { id } = (await submitted.json()) as { id: string };
@@ -127,18 +140,20 @@ try {
   let status = { status: 'scraping', completed: 0 };
   while (status.status === 'scraping') {
     await sleep(200);
-    const load = await redisLoad(conn, baseline);
+    const load = await redisLoad(conn);
     if (load.entries > peak.entries) peak = load;
-    status = (await (await fetch(`${bases[1]}/v2/batch/scrape/${id}?limit=1`, { headers })).json()) as typeof status;
+    status = await fetch(`${bases[1]}/v2/batch/scrape/${id}?limit=1`, { headers }).then(async (r) => (await r.json()) as typeof status).catch(() => status);
   }
   const batchSeconds = (performance.now() - batchStarted) / 1000;
-  const batchPerUrl = ((await questions()) - batchQuestions) / URLS;
+  const loadAfter = loadAverage();
+  const batchPerUrl = ((await statements(bases)) - batchStatements) / URLS;
   conn.disconnect();
 
   const rate = (seconds: number) => (URLS / seconds).toFixed(0);
   console.log(`\n${URLS} plain loopback URLs (2 KB page, markdown), ${INSTANCES} instances × ${WORKERS} workers, one Redis, MySQL\n`);
-  console.log(`sync API, ${INSTANCES * WORKERS} concurrent clients   ${syncSeconds.toFixed(1).padStart(6)} s  ${rate(syncSeconds).padStart(6)} URLs/s  ${syncPerUrl.toFixed(1)} statements/URL (answers not 200, 429s sent again: ${JSON.stringify(Object.fromEntries(failures))})`);
+  console.log(`sync API, ${INSTANCES * WORKERS} concurrent clients   ${syncSeconds.toFixed(1).padStart(6)} s  ${rate(syncSeconds).padStart(6)} URLs/s  ${syncPerUrl.toFixed(1)} statements/URL (answers not 200 and connections lost (0), sent again: ${JSON.stringify(Object.fromEntries(failures))})`);
   console.log(`one batch (${status.status}, ${status.completed} done)     ${batchSeconds.toFixed(1).padStart(6)} s  ${rate(batchSeconds).padStart(6)} URLs/s  ${batchPerUrl.toFixed(1)} statements/URL (polling included)`);
+  console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${loadAfter} (2 cores)`);
   console.log(`batch ÷ sync throughput: ${(syncSeconds / batchSeconds).toFixed(2)} (target ≥ 0.90)`);
   console.log(`Redis: at most ${peak.entries} entries held at once (queued items are not in Redis); ${peak.bytes} bytes of data then, ${peak.entries ? Math.round(peak.bytes / peak.entries) : 0} bytes per entry`);
 } finally {

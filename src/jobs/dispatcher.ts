@@ -23,8 +23,11 @@ const LOCK_MS = 10_000;
 const CONTENDED_RETRY_MS = 50;
 /** With no job scraping, the timer passes this rarely (a job submitted elsewhere wakes its own instance). */
 const IDLE_PASS_MS = 30_000;
-/** Wakes within this are one pass. */
-const WAKE_MS = 20;
+/**
+ * Wakes within this are one pass: items finishing drive the passes, at most one per WAKE_MS (each
+ * pass is a few queries; the queue holds twice the workers, so a pass this late starves none).
+ */
+const WAKE_MS = 100;
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /**
@@ -40,15 +43,32 @@ export class Dispatcher {
   private retry: NodeJS.Timeout | undefined;
   private soon: NodeJS.Timeout | undefined;
   private idleSince: number | undefined;
+  private lastPass = 0;
+  /** Woken since the last pass began: one more pass follows (a wake during a pass is not lost). */
+  private woken = false;
   private stopped = false;
 
   constructor(private readonly options: DispatcherOptions) {
-    this.timer = new PeriodicJob(() => (this.resting() ? Promise.resolve() : this.pass()), options.intervalMs, options.onError);
+    this.timer = new PeriodicJob(() => this.passes(), options.intervalMs, options.onError);
   }
 
-  /** Idle, and not woken since: a timer's pass is skipped (a retry's time is never idle: its job is scraping). */
+  private async passes(): Promise<void> {
+    if (!this.woken && this.resting()) return;
+    do {
+      this.woken = false;
+      await this.pass();
+    } while (this.woken && !this.stopped);
+  }
+
+  /**
+   * A timer's pass is skipped when idle and not woken since (a retry's time is never idle: its job
+   * is scraping), or when woken passes ran within the interval: the timer only finds what no wake
+   * told of (retries come due, items submitted or finished elsewhere).
+   */
   private resting(): boolean {
-    return this.idleSince !== undefined && Date.now() - this.idleSince < IDLE_PASS_MS;
+    const now = Date.now();
+    if (now - this.lastPass < this.options.intervalMs) return true;
+    return this.idleSince !== undefined && now - this.idleSince < IDLE_PASS_MS;
   }
 
   start(): void {
@@ -64,7 +84,9 @@ export class Dispatcher {
     this.idleSince = undefined;
     this.soon = setTimeout(() => {
       this.soon = undefined;
-      if (!this.stopped) void this.timer.runNow();
+      if (this.stopped) return;
+      this.woken = true;
+      void this.timer.runNow();
     }, WAKE_MS);
     this.soon.unref();
   }
@@ -78,6 +100,7 @@ export class Dispatcher {
 
   private async pass(): Promise<void> {
     const { redis, prefix } = this.options;
+    this.lastPass = Date.now();
     const token = randomUUID();
     if ((await redis.set(`${prefix}:dispatch-lock`, token, 'PX', LOCK_MS, 'NX')) !== 'OK') {
       this.retryAfterContention();

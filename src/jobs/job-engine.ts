@@ -90,7 +90,7 @@ export class JobEngine implements Jobs {
   private async own(caller: Caller, id: string): Promise<JobRow> {
     const key = await this.o.keyOf(caller);
     if (!isJobId(id)) throw new JobNotFoundError();
-    const job = await this.o.records.find(key.id, id, Date.now());
+    const job = await this.o.records.find(key.id, id);
     if (!job) throw new JobNotFoundError();
     const now = Date.now();
     // A job still running never expires: its results are kept for the TTL after its last change.

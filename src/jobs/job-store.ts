@@ -59,8 +59,8 @@ export interface FinishedDocument {
 export interface JobRecords {
   /** The job and its items, all or nothing; an idempotency key met again answers the job it made (`created: false`). */
   create(job: NewJob, urls: string[], within: WithinWrite, idempotencyWindowMs: number): Promise<{ id: string; created: boolean }>;
-  /** The job of this key, unless unknown or pruned; `expired` tells a job past its TTL. */
-  find(apiKeyId: number, id: string, now: number): Promise<JobRow | undefined>;
+  /** The job of this key, unless unknown or pruned (the engine tells a job past its TTL from its `expiresAt`). */
+  find(apiKeyId: number, id: string): Promise<JobRow | undefined>;
   /** Finished documents after `skip`, in the order they finished: at most `limit`, and at most `maxBytes` of JSON unless the first alone is more. */
   documents(jobId: string, skip: number, limit: number, maxBytes: number): Promise<FinishedDocument[]>;
   errors(jobId: string): Promise<JobError[]>;

@@ -9,7 +9,6 @@ export interface JobUpkeepOptions {
   queues: ItemQueues;
   /** An item handed out and untouched this long is checked against Redis: its entry may be lost. */
   lostAfterMs: number;
-  resultTtlMs: number;
   intervalMs: number;
   /** Items went back to the queue: hand them out. */
   requeued: () => void;

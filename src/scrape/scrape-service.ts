@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SyncDemand } from './sync-demand.js';
 import { BillingRefusal, BrowserBudgetExceededError, IpRestrictedError } from '../billing/billing-refusals.js';
 import type { Billing } from '../billing/billing.js';
 import type { Reservation } from '../billing/reservation.js';
@@ -35,6 +36,8 @@ export interface ScrapeServiceDeps {
   stopping: AbortSignal;
   /** Counts a known key's refusals by status, for its usage report (billing/refusal-tally.ts). */
   refusals?: { count(apiKeyId: number, status: number, at: number): void };
+  /** Told of every synchronous scrape while it runs: background work (job items) yields to them. */
+  demand?: SyncDemand;
   logger: Logger;
 }
 
@@ -66,6 +69,8 @@ export interface ScrapeCall<T> {
    * between the two can neither lose a charged answer nor charge twice. Its failure refunds.
    */
   answered?: (made: T, settled: { requestId: string; cost: number }) => Promise<void>;
+  /** Nobody waits on it (a job's item): not synchronous demand (sync-demand.ts). */
+  background?: boolean;
 }
 
 export interface ScrapeResult<T> {
@@ -94,6 +99,7 @@ export class ScrapeService {
     const { request, answer, cancelled, caller } = call;
     if (cancelled?.aborted) throw new ClientCancelledError();
     const deadline = new Deadline(request.timeoutMs);
+    const ended = call.background ? undefined : this.deps.demand?.begin();
     try {
       const reservation = await this.reserve(call, deadline);
       call.billed?.(reservation.requestId);
@@ -119,6 +125,7 @@ export class ScrapeService {
       return { answer: made, page, cost: reservation.cost, requestId: reservation.requestId };
     } finally {
       deadline.dispose();
+      ended?.();
     }
   }
 

@@ -11,6 +11,7 @@ import { describeEndpoint, openRedis, type RedisEndpoint } from '../jobs/redis/r
 import { JobMetrics } from '../observability/job-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Caller } from '../scrape/scrape-service.js';
+import type { SyncDemand } from '../scrape/sync-demand.js';
 import type { Database } from '../store/database.js';
 import { translated } from '../store/driver-errors.js';
 import { DispatchQueriesSql } from '../store/jobs/dispatch-queries-sql.js';
@@ -31,6 +32,8 @@ export interface JobPartsWith {
   browserSessions: number;
   stopping: AbortSignal;
   logger: Logger;
+  /** Synchronous scrapes in flight here: a plain job worker waits for its turn before it takes an item. */
+  demand?: SyncDemand;
 }
 
 /**
@@ -65,7 +68,7 @@ export async function jobParts(config: Config, w: JobPartsWith) {
     stopping: w.stopping, finished: () => dispatcher.wake(),
   });
   const upkeep = new JobUpkeep({
-    records, queries, transitions, queues, lostAfterMs: 4 * c.stalledMs, resultTtlMs: c.resultTtlMs, intervalMs: c.stalledMs,
+    records, queries, transitions, queues, lostAfterMs: 4 * c.stalledMs, intervalMs: c.stalledMs,
     requeued: () => dispatcher.wake(), onError: onError('job upkeep failed'),
   });
   const jobs = new JobEngine({
@@ -77,7 +80,11 @@ export async function jobParts(config: Config, w: JobPartsWith) {
     jobs,
     records,
     start(): void {
-      queues.work('plain', c.workers, (entry) => runner.run(entry));
+      // Plain items share the CPU with plain requests; browser items have their own share of the pool.
+      queues.work('plain', c.workers, async (entry) => {
+        await w.demand?.turn(w.stopping);
+        return runner.run(entry);
+      });
       queues.work('browser', browserWorkers, (entry) => runner.run(entry));
       dispatcher.start();
       upkeep.start();

@@ -22,6 +22,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { Answers } from '../scrape/answers/answers.js';
 import { WallDetector } from '../scrape/antibot/wall-detector.js';
 import { ScrapeService } from '../scrape/scrape-service.js';
+import type { SyncDemand } from '../scrape/sync-demand.js';
 import { browserEngine, type BrowserEngine } from './browser-engine.js';
 import { listenToPool } from './pool-listeners.js';
 
@@ -36,7 +37,7 @@ export interface ScrapeOverrides {
 /** The way out, the engines, the HTML workers and the scrape service over them. */
 export async function scrapeParts(
   config: Config,
-  with_: { catalog: Catalog; billing: Billing; refusals: RefusalTally; metrics: Metrics; stopping: AbortSignal; logger: Logger; overrides: ScrapeOverrides },
+  with_: { catalog: Catalog; billing: Billing; refusals: RefusalTally; metrics: Metrics; stopping: AbortSignal; logger: Logger; overrides: ScrapeOverrides; demand?: SyncDemand },
 ) {
   const { metrics, logger } = with_;
   const ownPorts = new OwnPorts();
@@ -67,6 +68,7 @@ export async function scrapeParts(
     costs: with_.catalog.costs,
     metrics,
     stopping: with_.stopping,
+    demand: with_.demand,
     logger,
   });
   const htmlWorkers = new HtmlWorkers(config.htmlWork);

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { loadCatalog } from '../config/catalog.js';
 import type { Config } from '../config/config.js';
 import { Drain, type DrainResult } from '../http/drain.js';
+import { DatabaseMetrics } from '../observability/database-metrics.js';
+import { SyncDemand } from '../scrape/sync-demand.js';
 import { Metrics } from '../observability/metrics.js';
 import { Readiness } from '../observability/readiness.js';
 import { databaseAnswers } from '../store/database-ping.js';
@@ -45,9 +47,13 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     throw new Error('ADMIN_TOKEN is the secret of an API key: choose another token (a scraping key never opens the admin API).');
   }
   const metrics = new Metrics();
+  const databaseMetrics = new DatabaseMetrics(metrics.registry);
+  db.knex.on('query', () => databaseMetrics.statementSent());
   const drain = new Drain();
   const books = billingParts(config, stores, logger);
-  const scrape = await scrapeParts(config, { catalog, billing: books.billing, refusals: books.refusals, metrics, stopping: drain.stopping, logger, overrides });
+  // Synchronous scrapes before job items on this instance's CPU: the plain job workers yield to them.
+  const demand = new SyncDemand();
+  const scrape = await scrapeParts(config, { catalog, billing: books.billing, refusals: books.refusals, metrics, stopping: drain.stopping, logger, overrides, demand });
   const { browser } = scrape;
   const readiness = new Readiness([
     { name: 'database', ready: () => databaseAnswers(db, 2_000) },
@@ -60,7 +66,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
     ? undefined
     : await jobParts(config, {
         db, scraper: documents, outbox: webhooks.outbox, keyOf: (caller) => scrape.service.account(caller), metrics,
-        browserSessions: browser ? config.browser.poolSize : 0, stopping: drain.stopping, logger,
+        browserSessions: browser ? config.browser.poolSize : 0, stopping: drain.stopping, logger, demand,
       });
   const firecrawl = { documents, jobs: overrides.jobs ?? jobs?.jobs, webhooks: overrides.webhooks ?? webhooks.policy, policy: scrape.policy };
   const edge = await edgeParts(config, {

@@ -73,16 +73,4 @@ export class TestRedis {
       conn.disconnect();
     }
   }
-
-  /** Bytes Redis uses for data (INFO memory's used_memory minus its startup overhead). */
-  async dataBytes(): Promise<number> {
-    const conn = new Redis({ port: this.port, host: '127.0.0.1' });
-    try {
-      const info = await conn.info('memory');
-      const field = (name: string) => Number(/^(\w+):(\d+)/m.test(info) ? new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] : 0);
-      return field('used_memory') - field('used_memory_startup');
-    } finally {
-      conn.disconnect();
-    }
-  }
 }

@@ -25,6 +25,8 @@ export interface DocumentCall {
   discoverLinks: boolean;
   cancelled?: AbortSignal;
   answered?: (document: JobDocument, cost: number) => Promise<void>;
+  /** A job's item: it yields to synchronous requests (scrape/sync-demand.ts). */
+  background?: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export class FirecrawlDocuments implements DocumentScraper {
       discoverLinks: item.discoverLinks,
       cancelled: item.cancelled,
       answered: (document, cost) => item.answered(document, cost),
+      background: true,
     });
   }
 
@@ -91,6 +94,7 @@ export class FirecrawlDocuments implements DocumentScraper {
       answer,
       cancelled: call.cancelled,
       requestId: call.requestId,
+      background: call.background,
       answered: async (made, settled) => {
         made.document.metadata.creditsUsed = settled.cost;
         made.document.metadata.scrapeId = settled.requestId;

@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { testDatabases } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
+import { TestStore } from '../helpers/keys.js';
+import { ServerProcess } from '../helpers/server-process.js';
+import { TargetServer } from '../helpers/target-server.js';
+
+const sqlite = testDatabases().find((d) => d.name === 'sqlite')!;
+
+/** Concurrent synchronous clients, each sending one request after another. */
+const CLIENTS = 4;
+/** Requests each phase measures, after its warm-up. */
+const SAMPLES = 240;
+/** Requests of each phase not measured: the server warming up, or batch items already running when the phase begins. */
+const WARM_UP = 2 * CLIENTS;
+/** The bound: synchronous p99 during a running batch within this of the p99 without it. */
+const BOUND = 1.2;
+
+function p99(latencies: number[]): number {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+}
+
+/**
+ * Synchronous requests keep priority over a batch on one instance's CPU: plain job workers wait
+ * for their turn while synchronous requests are in flight (scrape/sync-demand.ts). Every figure
+ * comes from this run, one server process: the synchronous p99 without a batch (measured before
+ * and after, so that a drift of the machine's load is shared by both sides) against the p99 while
+ * a large batch of the same key is scraping.
+ */
+describe('jobs: synchronous requests keep their p99 during a running batch', function () {
+  this.timeout(240_000);
+  let own: { url: string; drop: () => Promise<void> };
+  let store: TestStore;
+  let target: TargetServer;
+  let server: ServerProcess;
+
+  before(async () => {
+    own = await sqlite.isolated();
+    store = await TestStore.open(own.url);
+    target = await new TargetServer().start();
+    server = await new ServerProcess({ DATABASE_URL: own.url, ALLOW_PRIVATE_TARGETS: 'true', BROWSER_POOL_SIZE: '0', JOB_WORKERS: '16' }).start();
+  });
+  after(async () => {
+    await server?.kill();
+    await target?.stop();
+    await store?.close();
+    await own?.drop();
+  });
+
+  it(`keeps the p99 within ${BOUND}× of the p99 without a batch`, async () => {
+    const key = await store.key({ credits: 10_000_000 });
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+    let sent = 0;
+    const scrape = async (): Promise<number> => {
+      const started = performance.now();
+      const res = await fetch(`${server.base}/v2/scrape`, { method: 'POST', headers, body: JSON.stringify({ url: target.url(`/page?sync=${sent++}`), formats: ['markdown'] }) });
+      await res.arrayBuffer();
+      expect(res.status).to.equal(200);
+      return performance.now() - started;
+    };
+    const phase = async (): Promise<number[]> => {
+      const latencies: number[] = [];
+      let left = SAMPLES + WARM_UP;
+      await Promise.all(Array.from({ length: CLIENTS }, async () => {
+        while (left-- > 0) latencies.push(await scrape());
+      }));
+      return latencies.slice(WARM_UP);
+    };
+    const status = async (id: string) => (await (await fetch(`${server.base}/v2/batch/scrape/${id}?limit=1`, { headers })).json()) as { status: string; completed: number };
+
+    await phase(); // the server's first requests (modules, pools, connections): measured by nobody
+    const alone = await phase();
+    const submitted = await fetch(`${server.base}/v2/batch/scrape`, {
+      method: 'POST', headers, body: JSON.stringify({ urls: Array.from({ length: 5_000 }, (_, i) => target.url(`/page?batch=${i}`)), formats: ['markdown'] }),
+    });
+    const { id } = (await submitted.json()) as { id: string };
+    // The batch runs flat out before the synchronous load begins.
+    await eventually(async () => (await status(id)).completed >= 100, 60_000, 'the batch under way');
+    const before = (await status(id)).completed;
+    const during = await phase();
+    const progressed = (await status(id)).completed - before;
+    const aloneAgain = await phase();
+    await fetch(`${server.base}/v2/batch/scrape/${id}`, { method: 'DELETE', headers });
+
+    const baseline = p99([...alone, ...aloneAgain]);
+    const ratio = p99(during) / baseline;
+    console.log(`      sync p99 alone ${baseline.toFixed(1)} ms (${p99(alone).toFixed(1)}, then ${p99(aloneAgain).toFixed(1)}), during the batch ${p99(during).toFixed(1)} ms: ${ratio.toFixed(2)}×; the batch did ${progressed} items meanwhile`);
+    expect(ratio).to.be.at.most(BOUND);
+    // Not starved either: a waiting item still starts every second while synchronous requests keep coming.
+    expect(progressed).to.be.above(0);
+  });
+});
