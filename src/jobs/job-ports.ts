@@ -137,6 +137,21 @@ export interface BatchSubmission {
   maxRetries?: number;
 }
 
+/**
+ * A crawl as the edge hands it over: its start URL allowed, its options validated; `seed` records
+ * what the crawl keeps beside its job (its rules, its frontier's first URL) in the job's own
+ * transaction (jobs/crawl/).
+ */
+export interface CrawlSubmission {
+  caller: Caller;
+  url: string;
+  options: StoredScrapeOptions;
+  webhook?: WebhookSubscription;
+  idempotencyKey?: string;
+  maxConcurrency?: number;
+  seed: (trx: Knex.Transaction, jobId: string) => Promise<void>;
+}
+
 export type JobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
 
 /** One page of a job's state and finished documents. */
@@ -188,6 +203,8 @@ export interface JobSummary {
  */
 export interface Jobs {
   submitBatch(submission: BatchSubmission): Promise<{ id: string }>;
+  /** A crawl: a job of one item (its start URL) that its pages grow as they are crawled. */
+  submitCrawl(submission: CrawlSubmission): Promise<{ id: string }>;
   /** `limit`: documents at most (100 by default); a page also stops at 10 MiB of documents. */
   page(caller: Caller, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage>;
   errors(caller: Caller, id: string): Promise<JobErrors>;

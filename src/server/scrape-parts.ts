@@ -75,6 +75,7 @@ export async function scrapeParts(
   return {
     ownPorts,
     policy,
+    egress,
     htmlWorkers,
     browser,
     service,
