@@ -103,7 +103,7 @@ export class CrawlSite {
 
   private route(url: URL, res: http.ServerResponse): void {
     const path = url.pathname;
-    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>${path}</title></head><body>${body}</body></html>`);
+    const html = (body: string): void => void res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>${path}</title></head><body>${body}</body></html>`);
     if (path === '/robots.txt') {
       const delay = this.o.crawlDelay === undefined ? '' : `Crawl-delay: ${this.o.crawlDelay}\n`;
       res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nDisallow: /private/\n${delay}Sitemap: ${this.base}/sitemap-index.xml\n`);
