@@ -23,6 +23,8 @@ export interface CrawlSiteOptions {
   unlisted?: number;
   /** Respond after this many ms. */
   pageMs?: number;
+  /** Links every page also gives. */
+  extraLinks?: string[];
 }
 
 /**
@@ -146,6 +148,7 @@ export class CrawlSite {
       '<a href="http://169.254.169.254/latest/meta-data/">metadata</a>', '<a href="http://10.0.0.1/admin">private</a>',
       `<a href="http://127.0.0.1:${this.ownPort}/v2/crawl/active">own</a>`, '<a href="/cal?page=1">calendar</a>',
       ...(i < 2 ? [`<a href="/busy/${i}">busy</a>`] : []),
+      ...(this.o.extraLinks ?? []).map((href) => `<a href="${href}">extra</a>`),
     ];
     html(links.join(' '));
   }

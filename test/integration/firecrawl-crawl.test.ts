@@ -4,6 +4,7 @@ import { urlKey } from '../../src/jobs/crawl/url-key.js';
 import { CrawlSite } from '../helpers/crawl-site.js';
 import { testDatabases } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { HealthProber } from '../helpers/health-prober.js';
 import { TestStore } from '../helpers/keys.js';
 import { booksBalance } from '../helpers/ledger-checks.js';
 import { ServerProcess } from '../helpers/server-process.js';
@@ -121,5 +122,26 @@ describe('Firecrawl crawl (sqlite)', function () {
     const bad = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: 'http://127.0.0.1:9/', includePaths: ['/ok', '(unclosed'] }) });
     expect(bad.status).to.equal(400);
     expect(await bad.text()).to.include('includePaths.1');
+
+    // (a+)+$ on /aaa…! backtracks for longer than anyone will wait: matched on a thread of its
+    // own that is ended past its second, while the service answers /healthz as it did idle.
+    const site = await new CrawlSite({ pages: 50, fanout: 5, extraLinks: [`/${'a'.repeat(40)}!`] }).start(Number(new URL(server.base).port));
+    try {
+      const idle = new HealthProber(server.base);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const baseline = await idle.stop();
+      const prober = new HealthProber(server.base);
+      const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 20, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['(a+)+$', '^/p/'] }) });
+      const { id } = (await res.json()) as { id: string };
+      const { status } = await finished(key, id);
+      const report = await prober.stop();
+      expect(status.status).to.equal('completed');
+      const errors = (await (await api(key, `/v2/crawl/${id}/errors`)).json()) as { errors: Array<{ url: string; error: string }> };
+      expect(errors.errors.map((e) => e.error).join(' ')).to.include('take too long to match');
+      expect(report.probes).to.be.greaterThan(10);
+      expect(report.worstMs, `idle worst ${baseline.worstMs.toFixed(1)} ms`).to.be.below(Math.max(100, 2 * baseline.worstMs));
+    } finally {
+      await site.stop();
+    }
   });
 });
