@@ -834,7 +834,6 @@ export interface components {
             links: components["schemas"]["MapLink"][];
             /** @description What the pages fetched for the map cost (sitemaps and robots.txt are free). */
             creditsUsed: number;
-            warning?: string;
         };
     };
     responses: {
