@@ -25,6 +25,8 @@ export interface CrawlSiteOptions {
   pageMs?: number;
   /** Links every page also gives. */
   extraLinks?: string[];
+  /** false: pages link their children only (a benchmark's site); true by default. */
+  hostile?: boolean;
 }
 
 /**
@@ -140,8 +142,10 @@ export class CrawlSite {
     const i = Number(match[1]);
     if (i >= this.o.pages) return void res.writeHead(404).end();
     const children = Array.from({ length: this.o.fanout }, (_, k) => this.o.fanout * i + k + 1).filter((c) => c < this.o.pages);
+    const tree = children.map((c) => `<a href="/p/${c}">p${c}</a>`);
+    if (this.o.hostile === false) return html(tree.join(' '));
     const links = [
-      ...children.map((c) => `<a href="/p/${c}">p${c}</a>`),
+      ...tree,
       `<a href="/p/${i}/">self</a>`, `<a href="/p/${i}#top">self</a>`, `<a href="HTTP://127.0.0.1:${this.port}/p/${i}">self</a>`,
       `<a href="/p/${i}/index.html">self</a>`, `<a href="http://localhost:${this.port}/p/${i}">self</a>`,
       `<a href="/private/${i}">private</a>`, '<a href="/loop/a">loop</a>', `<a href="http://127.0.0.2:${this.port}/elsewhere">second host</a>`,
