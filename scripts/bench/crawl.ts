@@ -31,7 +31,7 @@ await migrate(db);
 const { key } = await new ApiKeyStore(db.knex).create({ planName: 'business-pro', credits: 8_000_000, maxConcurrency: null, label: 'bench-crawl' });
 await db.close();
 const server = await new ServerProcess({
-  DATABASE_URL: databaseUrl, BROWSER_POOL_SIZE: '0', LOG_LEVEL: 'warn', TARGET_ALLOW_CIDRS: '127.0.0.1/32', ALLOW_PRIVATE_TARGETS: 'false',
+  DATABASE_URL: databaseUrl, BROWSER_POOL_SIZE: '0', TARGET_ALLOW_CIDRS: '127.0.0.1/32', ALLOW_PRIVATE_TARGETS: 'false',
   JOB_WORKERS: String(WORKERS), JOB_KEY_MAX_IN_FLIGHT: String(2 * WORKERS), CRAWL_HOST_CONCURRENCY: String(WORKERS),
 }).start();
 const site = await new CrawlSite({ pages: PAGES, fanout: 10, hostile: false }).start(Number(new URL(server.base).port));
