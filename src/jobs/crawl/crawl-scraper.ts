@@ -29,6 +29,8 @@ const DEFAULT_BACK_OFF_MS = 2_000;
 const SITEMAP_FILES = 50;
 const SITEMAP_BYTES = 50 * 1024 * 1024;
 const SITEMAP_MS = 30_000;
+/** Crawls whose decoded rules are kept. */
+const MAX_KEPT_RULES = 1_000;
 
 /** The start URL is refused by robots.txt: the crawl has nothing it may fetch. */
 export class RobotsRefusedError extends InvalidValueError {
@@ -45,6 +47,9 @@ export class RobotsRefusedError extends InvalidValueError {
  * and a page run again records nothing twice (the frontier is unique per crawl).
  */
 export class CrawlScraper implements DocumentScraper {
+  /** Rules never change once a crawl is accepted: decoded once per crawl (and per instance), not per page. */
+  private readonly rulesOf = new Map<string, CrawlRules>();
+
   constructor(private readonly deps: CrawlScraperDeps) {}
 
   engineOf(options: StoredScrapeOptions): 'plain' | 'browser' {
@@ -55,7 +60,8 @@ export class CrawlScraper implements DocumentScraper {
     if (item.operation !== 'crawl') return this.deps.documents.scrape(item);
     const page = await this.deps.store.pageOf(item.requestId);
     if (!page) throw new Error('a crawl item has no page in its frontier');
-    const rules = decodeRules(page.rules);
+    const rules = this.rules(page);
+    const options = decodeOptions(item.options);
     const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(page.url);
     if (page.idx === 0 && robots && !robots.allows(page.url, rules.robotsAgent)) {
       const digest = keyDigest(urlKey(page.url, { ignoreQuery: false, similar: false }) ?? page.url);
@@ -64,10 +70,10 @@ export class CrawlScraper implements DocumentScraper {
     }
     const fromSitemaps = page.idx === 0 && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots) : [];
     const host = new URL(page.url).host;
-    const turn = await this.deps.gate.enter(host, this.hostRule(rules, robots, decodeOptions(item.options).timeoutMs), item.cancelled);
+    const turn = await this.deps.gate.enter(host, this.hostRule(rules, robots, options.timeoutMs), item.cancelled);
     try {
       return await this.deps.documents.make({
-        operation: 'crawl', caller: item.caller, url: page.url, options: decodeOptions(item.options), requestId: item.requestId,
+        operation: 'crawl', caller: item.caller, url: page.url, options, requestId: item.requestId,
         lastAttempt: item.lastAttempt, discoverLinks: rules.sitemap !== 'only', cancelled: item.cancelled,
         answered: async (document, cost, links) => {
           document.metadata.depth = page.depth;
@@ -82,6 +88,16 @@ export class CrawlScraper implements DocumentScraper {
     } finally {
       await turn.release();
     }
+  }
+
+  private rules(page: CrawlPage): CrawlRules {
+    let rules = this.rulesOf.get(page.jobId);
+    if (!rules) {
+      if (this.rulesOf.size >= MAX_KEPT_RULES) this.rulesOf.delete(this.rulesOf.keys().next().value as string);
+      rules = decodeRules(page.rules);
+      this.rulesOf.set(page.jobId, rules);
+    }
+    return rules;
   }
 
   /** `delay`, else robots.txt's Crawl-delay: one at a time, that far apart; else the host cap. */
