@@ -54,6 +54,8 @@ export interface ItemScrape {
   options: StoredScrapeOptions;
   /** The item's id: its ledger request id on every attempt (charged at most once, however often it runs). */
   requestId: string;
+  /** Its job and place in it, when the job engine runs it (a crawl finds its rules by them without a query). */
+  job?: { id: string; idx: number };
   /**
    * False while retries remain: a target's 5xx or 429 is then thrown as RetryablePageError
    * (jobs/retryable-page-error.ts) before anything is charged, so only the final outcome is.

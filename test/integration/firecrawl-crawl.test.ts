@@ -124,22 +124,24 @@ describe('Firecrawl crawl (sqlite)', function () {
     expect(await bad.text()).to.include('includePaths.1');
 
     // (a+)+$ on /aaa…! backtracks for longer than anyone will wait: matched on a thread of its
-    // own that is ended past its second, while the service answers /healthz as it did idle.
+    // own that is ended past its second, while the service answers /healthz as it does during
+    // the same crawl with a harmless pattern (the baseline, measured here: the machine may be busy).
     const site = await new CrawlSite({ pages: 50, fanout: 5, extraLinks: [`/${'a'.repeat(40)}!`] }).start(Number(new URL(server.base).port));
     try {
-      const idle = new HealthProber(server.base);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      const baseline = await idle.stop();
-      const prober = new HealthProber(server.base);
-      const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 20, sitemap: 'skip', crawlEntireDomain: true, includePaths: ['(a+)+$', '^/p/'] }) });
-      const { id } = (await res.json()) as { id: string };
-      const { status } = await finished(key, id);
-      const report = await prober.stop();
+      const crawlWith = async (includePaths: string[]) => {
+        const prober = new HealthProber(server.base);
+        const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 20, sitemap: 'skip', crawlEntireDomain: true, includePaths }) });
+        const { id } = (await res.json()) as { id: string };
+        const { status } = await finished(key, id);
+        return { id, status, report: await prober.stop() };
+      };
+      const baseline = (await crawlWith(['a+$', '^/p/'])).report;
+      const { id, status, report } = await crawlWith(['(a+)+$', '^/p/']);
       expect(status.status).to.equal('completed');
       const errors = (await (await api(key, `/v2/crawl/${id}/errors`)).json()) as { errors: Array<{ url: string; error: string }> };
       expect(errors.errors.map((e) => e.error).join(' ')).to.include('take too long to match');
       expect(report.probes).to.be.greaterThan(10);
-      expect(report.worstMs, `idle worst ${baseline.worstMs.toFixed(1)} ms`).to.be.below(Math.max(100, 2 * baseline.worstMs));
+      expect(report.worstMs, `harmless pattern's worst ${baseline.worstMs.toFixed(1)} ms`).to.be.below(Math.max(100, 2 * baseline.worstMs));
     } finally {
       await site.stop();
     }

@@ -58,24 +58,33 @@ export class CrawlScraper implements DocumentScraper {
 
   async scrape(item: ItemScrape): Promise<ScrapedDocument> {
     if (item.operation !== 'crawl') return this.deps.documents.scrape(item);
-    const page = await this.deps.store.pageOf(item.requestId);
-    if (!page) throw new Error('a crawl item has no page in its frontier');
-    const rules = this.rules(page);
+    // The page's place in the frontier is read while its host's turn is awaited: once a crawl's
+    // rules are known here, a page waits for neither query before its fetch.
+    const pending = this.deps.store.pageOf(item.requestId).then((found) => {
+      if (!found) throw new Error('a crawl item has no page in its frontier');
+      return found;
+    });
+    pending.catch(() => undefined);
+    const known = item.job && item.job.idx !== 0 ? this.rulesOf.get(item.job.id) : undefined;
+    const rules = known ?? this.rules(await pending);
+    const start = known === undefined && (await pending).idx === 0;
     const options = decodeOptions(item.options);
-    const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(page.url);
-    if (page.idx === 0 && robots && !robots.allows(page.url, rules.robotsAgent)) {
+    const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(item.url);
+    if (start && robots && !robots.allows(item.url, rules.robotsAgent)) {
+      const page = await pending;
       const digest = keyDigest(urlKey(page.url, { ignoreQuery: false, similar: false }) ?? page.url);
       await this.deps.store.discover(page.jobId, [], [{ url: page.url, digest: `robots-${digest}`.slice(0, 40), depth: 0, foundOn: undefined }], rules.limit, Date.now());
       throw new RobotsRefusedError();
     }
-    const fromSitemaps = page.idx === 0 && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots) : [];
-    const host = new URL(page.url).host;
+    const fromSitemaps = start && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots) : [];
+    const host = new URL(item.url).host;
     const turn = await this.deps.gate.enter(host, this.hostRule(rules, robots, options.timeoutMs), item.cancelled);
     try {
       return await this.deps.documents.make({
-        operation: 'crawl', caller: item.caller, url: page.url, options, requestId: item.requestId,
+        operation: 'crawl', caller: item.caller, url: item.url, options, requestId: item.requestId,
         lastAttempt: item.lastAttempt, discoverLinks: rules.sitemap !== 'only', cancelled: item.cancelled,
         answered: async (document, cost, links) => {
+          const page = await pending;
           document.metadata.depth = page.depth;
           if (page.foundOn !== undefined) document.metadata.foundOn = page.foundOn;
           await this.follow(page, rules, [...fromSitemaps, ...this.linkCandidates(page, rules, links ?? [])], item.caller.keyHash);
@@ -86,7 +95,8 @@ export class CrawlScraper implements DocumentScraper {
       if (err instanceof RetryablePageError && (err.status === 429 || err.status === 503)) await this.deps.gate.backOff(host, err.retryAfterMs ?? DEFAULT_BACK_OFF_MS);
       throw err;
     } finally {
-      await turn.release();
+      // Not awaited: a turn handed back late only ever holds the host back longer.
+      void turn.release().catch(() => undefined);
     }
   }
 
