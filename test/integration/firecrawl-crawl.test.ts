@@ -8,6 +8,7 @@ import { HealthProber } from '../helpers/health-prober.js';
 import { TestStore } from '../helpers/keys.js';
 import { booksBalance } from '../helpers/ledger-checks.js';
 import { ServerProcess } from '../helpers/server-process.js';
+import { WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 interface StatusBody {
   status: string;
@@ -30,16 +31,19 @@ describe('Firecrawl crawl (sqlite)', function () {
   let server: ServerProcess;
   let store: TestStore;
   let databaseUrl: string;
+  let receiver: WebhookReceiver;
 
   before(async () => {
+    receiver = await WebhookReceiver.start();
     databaseUrl = sqlite.freshUrl();
     store = await TestStore.open(databaseUrl);
     server = await new ServerProcess({
       DATABASE_URL: databaseUrl, ALLOW_PRIVATE_TARGETS: 'false', TARGET_ALLOW_CIDRS: '127.0.0.1/32,127.0.0.2/32', BROWSER_POOL_SIZE: '0',
-      JOB_RETRY_BASE_SECONDS: '0.05', JOB_STALLED_SECONDS: '5', JOB_WORKERS: '8',
+      JOB_RETRY_BASE_SECONDS: '0.05', JOB_STALLED_SECONDS: '5', JOB_WORKERS: '8', WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE: '0,1,1',
     }).start();
   });
   after(async () => {
+    await receiver?.close();
     await server?.stop();
     await store?.close();
   });
@@ -102,12 +106,16 @@ describe('Firecrawl crawl (sqlite)', function () {
     }
   });
 
-  it("keeps robots.txt's Crawl-delay between two requests to the host, and reads the gzipped sitemap", async () => {
+  it("keeps robots.txt's Crawl-delay between two requests to the host, reads the gzipped sitemap, and tells its webhook crawl.started|page|completed", async () => {
     const site = await new CrawlSite({ pages: 200, fanout: 5, crawlDelay: 0.1, orphans: 5 }).start(Number(new URL(server.base).port));
     try {
       const key = await store.key({ credits: 100_000 });
-      const { id } = (await (await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/'), limit: 25, crawlEntireDomain: true, scrapeOptions: { timeout: 5_000 } }) })).json()) as { id: string };
+      const { id } = (await (await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/'), limit: 25, crawlEntireDomain: true, scrapeOptions: { timeout: 5_000 }, webhook: receiver.url('/crawl') }) })).json()) as { id: string };
       const { docs } = await finished(key, id);
+      const types = () => receiver.received.filter((r) => r.path === '/crawl' && (JSON.parse(r.body) as { id: string }).id === id).map((r) => (JSON.parse(r.body) as { type: string }).type);
+      await eventually(() => types().includes('crawl.completed'), 60_000, 'the completed event');
+      expect(types().filter((t) => t === 'crawl.started')).to.have.length(1);
+      expect(types().filter((t) => t === 'crawl.page')).to.have.length(docs.length);
       expect(docs.length).to.be.greaterThan(10);
       expect(docs.some((d) => d.metadata.sourceURL.includes('/orphan/'))).to.equal(true);
       const pages = site.hits.filter((h) => h.host === '127.0.0.1' && !h.path.startsWith('/robots') && !h.path.startsWith('/sitemap')).sort((a, b) => a.start - b.start);
