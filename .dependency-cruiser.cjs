@@ -37,7 +37,7 @@ module.exports = {
       comment: 'Jobs are started by the edge and the composition root; the scrape service does not know them. The store implements the ports the jobs declare.',
       severity: 'error',
       from: { path: '^src/(?!jobs/|webhooks/|http/|dashboard/|index\\.ts$|server/|cli/)' },
-      to: { path: '^src/jobs/', pathNot: '^src/jobs/job-(store|ports)\\.ts$' },
+      to: { path: '^src/jobs/', pathNot: '^src/jobs/(job-(store|ports)|crawl/crawl-store)\\.ts$' },
     },
     forbid('scrape-below-the-edge-and-jobs', '^src/(accounts|billing|engines|content|egress|store|config|observability|ip|time|process|generated)/', '^src/scrape/',
       'The scrape service uses the engines, the content and the billing; they do not know it.'),

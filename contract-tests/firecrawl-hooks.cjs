@@ -9,6 +9,7 @@ const { execFileSync } = require('node:child_process');
 let apiKey = '';
 let target;
 let batchId;
+let crawlId;
 let batches = true;
 
 hooks.beforeAll((transactions, done) => {
@@ -70,7 +71,33 @@ hooks.beforeEach((transaction, done) => {
         transaction.expected.body = JSON.stringify(expected);
       }
     }
+  } else if (path === '/v2/crawl' || path === '/v2/crawl/active') {
+    // Crawls run on the job engine as batches do: a crawl of the local target, two pages at most.
+    if (!batches) transaction.skip = true;
+    if (path === '/v2/crawl') transaction.request.body = JSON.stringify({ url: targetUrl('/'), limit: 2, sitemap: 'skip' });
+  } else if (path.startsWith('/v2/crawl/')) {
+    if (!batches || crawlId === undefined) transaction.skip = true;
+    else {
+      transaction.fullPath = transaction.fullPath.replace(/\/v2\/crawl\/[^/?]+/, `/v2/crawl/${crawlId}`);
+      transaction.request.uri = transaction.fullPath;
+      const expected = transaction.expected.body ? JSON.parse(transaction.expected.body) : undefined;
+      if (expected && 'next' in expected) {
+        delete expected.next;
+        transaction.expected.body = JSON.stringify(expected);
+      }
+    }
+  } else if (path === '/v2/map') {
+    transaction.request.body = JSON.stringify({ url: targetUrl('/'), limit: 10, timeout: 10000 });
+    // The target's pages have a title and no description: the start page's link is listed first.
+    const expected = JSON.parse(transaction.expected.body);
+    expected.links = [{ url: expected.links[0].url, title: expected.links[0].title }];
+    transaction.expected.body = JSON.stringify(expected);
   }
+  done();
+});
+
+hooks.after('/v2/crawl > Start a crawl > 200 > application/json', (transaction, done) => {
+  if (transaction.real && transaction.real.statusCode === 200) crawlId = JSON.parse(transaction.real.body).id;
   done();
 });
 

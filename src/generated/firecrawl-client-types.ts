@@ -110,6 +110,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a crawl
+         * @description Crawls the site from `url` in the background: its sitemaps and links,
+         *     within the scope, patterns, depth and `limit` asked, obeying robots.txt
+         *     and each host's politeness. Each page is charged as `POST /v2/scrape`
+         *     would charge it. The same `x-idempotency-key` within 24 hours answers the
+         *     same crawl.
+         */
+        post: operations["firecrawlCrawlStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crawl/active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's crawls still running
+         * @description Newest first, at most 100.
+         */
+        get: operations["firecrawlCrawlActive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crawl/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A crawl's status and documents
+         * @description The crawl's progress and a page of its finished documents: at most
+         *     `limit` (100 by default) and 10 MiB of them from `skip`. `next` is the
+         *     absolute URL of the next page (built on the server's `PUBLIC_BASE_URL`,
+         *     or the request's trusted scheme and host), with the same `limit`,
+         *     present only while more finished documents lie beyond this page. Failed
+         *     pages are left out of `data` and listed by `/errors`.
+         */
+        get: operations["firecrawlCrawlStatus"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a crawl
+         * @description Pages not started are dropped and cost nothing; pages being scraped finish and are charged as usual.
+         */
+        delete: operations["firecrawlCrawlCancel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/crawl/{id}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A crawl's failed and robots-refused pages
+         * @description Every page that failed for good, with why; and `robotsBlocked`, the URLs robots.txt refused (never fetched).
+         */
+        get: operations["firecrawlCrawlErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Map a site's URLs
+         * @description Answers at once with the site's URLs: its sitemaps' (robots.txt's and
+         *     `/sitemap.xml`, nested indexes and `.gz` followed), the start page's
+         *     links, and when those are fewer than `limit`, the links of a few more of
+         *     its pages. Within `timeout`, what was found by then is answered. The
+         *     pages fetched are charged as scrapes (`creditsUsed`); sitemaps and
+         *     robots.txt are not.
+         */
+        post: operations["firecrawlMap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -631,6 +761,225 @@ export interface components {
             errors: components["schemas"]["BatchError"][];
             robotsBlocked: string[];
         };
+        /** @description A regular expression (JavaScript syntax), matched against the URL's pathname, or the whole URL with `regexOnFullURL`. */
+        Pattern: string;
+        /**
+         * @description `include`: the site's sitemaps and its links; `skip`: links only; `only`: the sitemaps and the start URL.
+         * @default include
+         * @enum {string}
+         */
+        SitemapMode: "include" | "skip" | "only";
+        /** @description A crawl's scrape options, applied to every page it scrapes (the same fields as `POST /v2/scrape`'s body, without `url`). */
+        ScrapeOptions: {
+            /**
+             * @description What the document holds. A string is shorthand for `{type}`.
+             *     `screenshot@fullPage` is `{type: screenshot, fullPage: true}`. At most
+             *     one screenshot. `{type: attributes, selectors: [{selector, attribute}]}`
+             *     fills the document's `attributes`. `json`, `summary`, `changeTracking`,
+             *     `branding` and Firecrawl's other LLM formats are HTTP 400: scrapegate
+             *     does not do them.
+             * @default [
+             *       "markdown"
+             *     ]
+             */
+            formats?: components["schemas"]["Format"][];
+            /**
+             * @description Markdown and html of the page's main content only, without its navigation, header, footer and asides.
+             * @default true
+             */
+            onlyMainContent?: boolean;
+            /** @description CSS selectors; only what matches them goes into markdown and html. */
+            includeTags?: components["schemas"]["CssSelector"][];
+            /** @description CSS selectors; what matches them is left out of markdown and html. */
+            excludeTags?: components["schemas"]["CssSelector"][];
+            /** @description Headers sent to the target (vetted as scrapegate's `svc-` headers are). */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Milliseconds to wait in the browser once the page has loaded (at most half the timeout). Renders in the browser.
+             * @default 0
+             */
+            waitFor?: number;
+            /**
+             * @description Renders in the browser in a phone-sized window (390×844).
+             * @default false
+             */
+            mobile?: boolean;
+            /** @description Accepted for compatibility; scrapegate's engines decide TLS verification themselves. */
+            skipTlsVerification?: boolean;
+            /**
+             * @description The scrape's one deadline, in milliseconds (Firecrawl's unit, not the seconds of scrapegate's own API).
+             * @default 60000
+             */
+            timeout?: number;
+            /** @description Accepted for compatibility; a PDF is answered as the target sent it. */
+            parsers?: components["schemas"]["Parser"][];
+            location?: components["schemas"]["Location"];
+            /**
+             * @description Images inlined as `data:` URIs are left out of markdown, html and `images`.
+             * @default true
+             */
+            removeBase64Images?: boolean;
+            /**
+             * @description In the browser, ads, trackers' media and fonts are not loaded (scrapegate's `block_resource` media and font).
+             * @default true
+             */
+            blockAds?: boolean;
+            /**
+             * @description `basic`: a datacenter proxy; `stealth`: a residential one; `auto`: a
+             *     datacenter proxy, then a residential one when the page is an anti-bot
+             *     wall or a 403.
+             * @default basic
+             * @enum {string}
+             */
+            proxy?: "basic" | "stealth" | "auto";
+            /** @description Accepted; scrapegate keeps no page cache. */
+            storeInCache?: boolean;
+            /** @description Accepted; scrapegate keeps no page cache, so every page is fetched (`metadata.cacheState` is `miss`). */
+            maxAge?: number;
+            /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
+            zeroDataRetention?: boolean;
+            /**
+             * @description Browser actions, run in order once the page has loaded (after `waitFor`,
+             *     `js_snippet` and `wait_for_selector`), before the document is made of
+             *     the page as they left it; what they produce is the document's `actions`.
+             *     They render in the browser (`browser: false` is HTTP 400). At most 50;
+             *     their waits 60 s in all, and less than the timeout. A selector that
+             *     matches nothing is HTTP 400 naming the action (`actions.N.selector`),
+             *     not charged; an action that leads the page to an address the target
+             *     policy refuses is HTTP 404, not charged. Captures cost nothing beyond
+             *     the browser render.
+             */
+            actions?: components["schemas"]["Action"][];
+            /**
+             * @description scrapegate: render in the browser (`true`) or fetch with plain HTTP
+             *     (`false`). Unset: the browser when an option needs it (a screenshot,
+             *     `waitFor`, `mobile`, `wait_for_selector`, `js_snippet`,
+             *     `block_resource`), else plain HTTP.
+             */
+            browser?: boolean;
+            proxy_type?: components["schemas"]["ProxyType"];
+            proxy_country?: components["schemas"]["CountryCode"];
+            session_id?: components["schemas"]["SessionId"];
+            extract_rules?: components["schemas"]["ExtractRules"];
+            wait_for_selector?: components["schemas"]["CssSelector"];
+            js_snippet?: components["schemas"]["Base64"];
+            /** @description scrapegate, browser only; resource types the browser does not load. */
+            block_resource?: components["schemas"]["ResourceType"][];
+            cookies?: components["schemas"]["CookieString"];
+            /** @description Added by the SDKs; accepted and ignored. */
+            origin?: string;
+            /** @description Added by some integrations; accepted and ignored. */
+            integration?: string;
+        };
+        CrawlRequest: {
+            url: components["schemas"]["TargetUrl"];
+            /**
+             * @description Pages scraped at most (each charged as a scrape); URLs found past it are not crawled.
+             * @default 10000
+             */
+            limit?: number;
+            /** @description Link hops from the start page at most; the start page and sitemap URLs are depth 0. Unset, no bound. */
+            maxDiscoveryDepth?: number;
+            /** @description Only URLs matching one of them are crawled (the start URL always is). An invalid pattern is HTTP 400 naming it. */
+            includePaths?: components["schemas"]["Pattern"][];
+            /** @description URLs matching one of them are not crawled. An invalid pattern is HTTP 400 naming it. */
+            excludePaths?: components["schemas"]["Pattern"][];
+            /** @default false */
+            regexOnFullURL?: boolean;
+            /**
+             * @description `false`: only paths under the start URL's path.
+             * @default false
+             */
+            crawlEntireDomain?: boolean;
+            /**
+             * @description Also the start host's registrable domain's other hosts (by the public-suffix list).
+             * @default false
+             */
+            allowSubdomains?: boolean;
+            /**
+             * @description Links to any host are followed (each host's robots.txt obeyed).
+             * @default false
+             */
+            allowExternalLinks?: boolean;
+            sitemap?: components["schemas"]["SitemapMode"];
+            /** @description Firecrawl's older name; `true` is `sitemap:skip`. */
+            ignoreSitemap?: boolean;
+            /** @default false */
+            ignoreRobotsTxt?: boolean;
+            /**
+             * @description URLs that differ only by their query are one page.
+             * @default false
+             */
+            ignoreQueryParameters?: boolean;
+            /**
+             * @description www and non-www, http and https, and index.html variants are one page.
+             * @default true
+             */
+            deduplicateSimilarURLs?: boolean;
+            /** @description Seconds between two requests to one host, one at a time (else robots.txt's Crawl-delay, else the server's per-host cap). */
+            delay?: number;
+            /** @description Pages of this crawl scraped at once, besides the plan's, the host's and the service's caps. */
+            maxConcurrency?: number;
+            scrapeOptions?: components["schemas"]["ScrapeOptions"];
+            webhook?: components["schemas"]["Webhook"];
+            /** @description Accepted; the crawl's documents are pruned after the service's retention. */
+            zeroDataRetention?: boolean;
+            /** @description Not supported (HTTP 400). */
+            prompt?: string;
+            origin?: string;
+            integration?: string;
+        };
+        CrawlActive: {
+            /** @enum {boolean} */
+            success: true;
+            crawls: {
+                id: string;
+                url: string;
+                status?: string;
+                total?: number;
+                completed?: number;
+                creditsUsed?: number;
+                /** Format: date-time */
+                createdAt?: string;
+            }[];
+        };
+        MapRequest: {
+            url: components["schemas"]["TargetUrl"];
+            /** @description Only URLs whose URL or title contains it (case-insensitive), those with it in the URL first. */
+            search?: string;
+            sitemap?: components["schemas"]["SitemapMode"];
+            /** @default true */
+            includeSubdomains?: boolean;
+            /** @default true */
+            ignoreQueryParameters?: boolean;
+            /** @default 5000 */
+            limit?: number;
+            /**
+             * @description Milliseconds; what was found by then is answered.
+             * @default 60000
+             */
+            timeout?: number;
+            ignoreCache?: boolean;
+            location?: {
+                [key: string]: unknown;
+            };
+            origin?: string;
+            integration?: string;
+        };
+        MapLink: {
+            url: string;
+            title?: string;
+            description?: string;
+        };
+        MapResponse: {
+            /** @enum {boolean} */
+            success: true;
+            links: components["schemas"]["MapLink"][];
+            /** @description What the pages fetched for the map cost (sitemaps and robots.txt are free). */
+            creditsUsed: number;
+        };
     };
     responses: {
         /** @description The body or a parameter is wrong (`details` says where), or asks for what scrapegate does not do. */
@@ -946,6 +1295,217 @@ export interface operations {
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlCrawlStart: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The same value, from the same key, within 24 hours answers the crawl it started first.
+                 * @example docs-crawl-2026-11-27
+                 */
+                "x-idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/docs/",
+                 *       "limit": 100,
+                 *       "scrapeOptions": {
+                 *         "formats": [
+                 *           "markdown"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrawlRequest"];
+            };
+        };
+        responses: {
+            /** @description The crawl is accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlCrawlActive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawls. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrawlActive"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlCrawlStatus: {
+        parameters: {
+            query?: {
+                /** @description Finished documents to skip. */
+                skip?: number;
+                /** @description Documents at most in this page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl's status and a page of its documents. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlCrawlCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl is cancelled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchCancelled"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlCrawlErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The batch's id, as its start answered it.
+                 * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
+                 */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The failed pages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchErrors"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    firecrawlMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/",
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["MapRequest"];
+            };
+        };
+        responses: {
+            /** @description The site's URLs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MapResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
         };
     };
 }

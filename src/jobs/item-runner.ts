@@ -42,6 +42,7 @@ export class ItemRunner {
         url: item.url,
         options: job.options,
         requestId: item.requestId,
+        job: { id: job.id, idx: item.idx },
         lastAttempt: item.attempts > job.maxRetries,
         discoverLinks: false,
         answered: async (document, cost) => this.o.transitions.answered(job.id, item.idx, await encodeDocument(document), cost, document.metadata.statusCode, Date.now()),

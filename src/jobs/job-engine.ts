@@ -2,7 +2,7 @@ import type { Caller } from '../scrape/scrape-service.js';
 import { JobNotFoundError, JobRefusedError } from './job-errors.js';
 import { isJobId, newJobId } from './job-id.js';
 import { decodeDocument } from './document-codec.js';
-import type { BatchSubmission, DocumentScraper, JobErrors, JobKind, JobPage, Jobs, JobSummary, WebhookOutbox } from './job-ports.js';
+import type { BatchSubmission, CrawlSubmission, DocumentScraper, JobErrors, JobKind, JobPage, Jobs, JobSummary, WebhookOutbox } from './job-ports.js';
 import type { JobRecords, JobRow } from './job-store.js';
 import type { JobMetrics } from '../observability/job-metrics.js';
 
@@ -48,6 +48,26 @@ export class JobEngine implements Jobs {
     };
     const subscription = submission.webhook;
     const { id, created } = await this.o.records.create(job, urls, async (trx) => {
+      if (subscription) await this.o.outbox.enqueue({ apiKeyId: key.id, jobId: job.id, kind: job.kind, subscription, type: 'started', data: [] }, trx);
+    }, IDEMPOTENCY_WINDOW_MS);
+    if (created) {
+      this.o.submitted();
+      if (subscription) this.o.outbox.wake();
+    }
+    return { id };
+  }
+
+  async submitCrawl(submission: CrawlSubmission): Promise<{ id: string }> {
+    const key = await this.o.keyOf(submission.caller);
+    const now = Date.now();
+    const job = {
+      id: newJobId(now), kind: 'crawl' as const, apiKeyId: key.id, engine: this.o.scraper.engineOf(submission.options), url: submission.url,
+      options: submission.options, webhook: submission.webhook, clientAddress: submission.caller.clientAddress, maxConcurrency: submission.maxConcurrency,
+      maxRetries: this.o.maxRetries, total: 1, createdAt: now, expiresAt: now + this.o.resultTtlMs, idempotencyKey: submission.idempotencyKey,
+    };
+    const subscription = submission.webhook;
+    const { id, created } = await this.o.records.create(job, [submission.url], async (trx) => {
+      await submission.seed(trx, job.id);
       if (subscription) await this.o.outbox.enqueue({ apiKeyId: key.id, jobId: job.id, kind: job.kind, subscription, type: 'started', data: [] }, trx);
     }, IDEMPOTENCY_WINDOW_MS);
     if (created) {

@@ -54,6 +54,8 @@ export interface ItemScrape {
   options: StoredScrapeOptions;
   /** The item's id: its ledger request id on every attempt (charged at most once, however often it runs). */
   requestId: string;
+  /** Its job and place in it, when the job engine runs it (a crawl finds its rules by them without a query). */
+  job?: { id: string; idx: number };
   /**
    * False while retries remain: a target's 5xx or 429 is then thrown as RetryablePageError
    * (jobs/retryable-page-error.ts) before anything is charged, so only the final outcome is.
@@ -137,6 +139,21 @@ export interface BatchSubmission {
   maxRetries?: number;
 }
 
+/**
+ * A crawl as the edge hands it over: its start URL allowed, its options validated; `seed` records
+ * what the crawl keeps beside its job (its rules, its frontier's first URL) in the job's own
+ * transaction (jobs/crawl/).
+ */
+export interface CrawlSubmission {
+  caller: Caller;
+  url: string;
+  options: StoredScrapeOptions;
+  webhook?: WebhookSubscription;
+  idempotencyKey?: string;
+  maxConcurrency?: number;
+  seed: (trx: Knex.Transaction, jobId: string) => Promise<void>;
+}
+
 export type JobStatus = 'scraping' | 'completed' | 'failed' | 'cancelled';
 
 /** One page of a job's state and finished documents. */
@@ -188,6 +205,8 @@ export interface JobSummary {
  */
 export interface Jobs {
   submitBatch(submission: BatchSubmission): Promise<{ id: string }>;
+  /** A crawl: a job of one item (its start URL) that its pages grow as they are crawled. */
+  submitCrawl(submission: CrawlSubmission): Promise<{ id: string }>;
   /** `limit`: documents at most (100 by default); a page also stops at 10 MiB of documents. */
   page(caller: Caller, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage>;
   errors(caller: Caller, id: string): Promise<JobErrors>;

@@ -11,6 +11,8 @@ import { closeWatcherUpgrade } from '../http/firecrawl/watcher-upgrade.js';
 import { loadSpecAssets, type SpecAssets } from '../http/spec-assets.js';
 import { FirecrawlDocuments } from '../jobs/firecrawl/firecrawl-documents.js';
 import type { Jobs, WebhookPolicy } from '../jobs/job-ports.js';
+import type { Crawls } from '../jobs/crawl/crawl-starter.js';
+import type { SiteMapper } from '../jobs/crawl/site-mapper.js';
 import type { Answers } from '../scrape/answers/answers.js';
 import type { ScrapeService } from '../scrape/scrape-service.js';
 
@@ -28,6 +30,9 @@ export interface FirecrawlDeps {
   webhooks: WebhookPolicy | undefined;
   /** The scrapes' target policy: a batch's URLs are judged by it at submission. */
   policy: TargetPolicy;
+  /** Crawls and maps; undefined: they answer 503. */
+  crawls?: Crawls;
+  mapper?: SiteMapper;
 }
 
 export interface FirecrawlEdge {
@@ -55,6 +60,8 @@ export async function firecrawlParts(
     jobs: with_.jobs,
     webhooks: with_.webhooks,
     policy: with_.policy,
+    crawls: with_.crawls,
+    mapper: with_.mapper,
     answers: with_.answers,
     authenticate: (caller) => service.account(caller),
     batchMaxUrls: config.jobs.batchMaxUrls,

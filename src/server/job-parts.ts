@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
 import { Dispatcher } from '../jobs/dispatcher.js';
@@ -25,6 +26,8 @@ const DISPATCH_INTERVAL_MS = 500;
 export interface JobPartsWith {
   db: Database;
   scraper: DocumentScraper;
+  /** The scraper items run through when it needs the engine's Redis (a crawl's host gate); else `scraper`. */
+  scraperWith?: (redis: Redis, prefix: string) => DocumentScraper;
   outbox: WebhookOutbox;
   keyOf: (caller: Caller) => Promise<{ id: number }>;
   metrics: Metrics;
@@ -46,6 +49,7 @@ export async function jobParts(config: Config, w: JobPartsWith) {
   const endpoint: RedisEndpoint = c.redisUrl !== undefined ? { url: c.redisUrl } : { socketPath: privateRedis!.socketPath };
   const client = openRedis(endpoint, 'client', 'jobs');
   client.on('error', (err: unknown) => w.logger.warn({ err, redis: describeEndpoint(endpoint) }, 'redis connection'));
+  const scraper = w.scraperWith ? w.scraperWith(client, PREFIX) : w.scraper;
   const records = translated(new JobRecordsSql(w.db.knex));
   const transitions = translated(new ItemTransitionsSql(w.db.knex));
   const queries = translated(new DispatchQueriesSql(w.db.knex));
@@ -64,7 +68,7 @@ export async function jobParts(config: Config, w: JobPartsWith) {
     waitingCap: { plain: Math.max(8, 2 * c.workers), browser: Math.max(2, 2 * browserWorkers) },
   });
   const runner = new ItemRunner({
-    transitions, scraper: w.scraper, outbox: w.outbox, metrics: jobMetrics, logger: w.logger, retryBaseMs: c.retryBaseMs, resultTtlMs: c.resultTtlMs,
+    transitions, scraper, outbox: w.outbox, metrics: jobMetrics, logger: w.logger, retryBaseMs: c.retryBaseMs, resultTtlMs: c.resultTtlMs,
     stopping: w.stopping, finished: () => dispatcher.wake(),
   });
   const upkeep = new JobUpkeep({
@@ -72,7 +76,7 @@ export async function jobParts(config: Config, w: JobPartsWith) {
     requeued: () => dispatcher.wake(), onError: onError('job upkeep failed'),
   });
   const jobs = new JobEngine({
-    records, scraper: w.scraper, outbox: w.outbox, metrics: jobMetrics, keyOf: w.keyOf, submitted: () => dispatcher.wake(),
+    records, scraper, outbox: w.outbox, metrics: jobMetrics, keyOf: w.keyOf, submitted: () => dispatcher.wake(),
     resultTtlMs: c.resultTtlMs, batchMaxUrls: c.batchMaxUrls, maxRetries: c.maxRetries,
   });
   w.logger.info({ redis: describeEndpoint(endpoint), workers: c.workers, browserWorkers }, 'job engine ready');

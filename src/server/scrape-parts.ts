@@ -77,6 +77,7 @@ export async function scrapeParts(
   return {
     ownPorts,
     policy,
+    egress,
     htmlWorkers,
     browser,
     service,

@@ -16,6 +16,7 @@ import { edgeParts } from './edge-parts.js';
 import { firecrawlDocuments } from './firecrawl-parts.js';
 import { answerMalformedRequest } from './malformed-request.js';
 import { scrapeParts, type ScrapeOverrides } from './scrape-parts.js';
+import { crawlParts } from './crawl-parts.js';
 import { jobParts } from './job-parts.js';
 import { webhookParts } from './webhook-parts.js';
 
@@ -62,13 +63,17 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   const webhooks = webhookParts(config, { db, ownPorts: scrape.ownPorts, metrics, logger });
   // The document maker serves POST /v2/scrape and the job engine's items alike.
   const documents = firecrawlDocuments({ service: scrape.service, htmlWorkers: scrape.htmlWorkers });
+  const crawling = crawlParts(config, { db, documents, egress: scrape.egress, policy: scrape.policy, logger });
   const jobs = overrides.jobs
     ? undefined
     : await jobParts(config, {
-        db, scraper: documents, outbox: webhooks.outbox, keyOf: (caller) => scrape.service.account(caller), metrics,
+        db, scraper: documents, scraperWith: crawling.scraper, outbox: webhooks.outbox, keyOf: (caller) => scrape.service.account(caller), metrics,
         browserSessions: browser ? config.browser.poolSize : 0, stopping: drain.stopping, logger, demand,
       });
-  const firecrawl = { documents, jobs: overrides.jobs ?? jobs?.jobs, webhooks: overrides.webhooks ?? webhooks.policy, policy: scrape.policy };
+  const firecrawl = {
+    documents, jobs: overrides.jobs ?? jobs?.jobs, webhooks: overrides.webhooks ?? webhooks.policy, policy: scrape.policy,
+    crawls: jobs ? crawling.crawls(jobs.jobs) : undefined, mapper: crawling.mapper,
+  };
   const edge = await edgeParts(config, {
     stores, catalog, billing: books.billing, service: scrape.service, answers: scrape.answers, readiness, drain, metrics, logger, webhooks: webhooks.admin, firecrawl,
   });
@@ -91,6 +96,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   edge.sessionUpkeep.start();
   webhooks.start();
   jobs?.start();
+  crawling.start();
   if ((await stores.keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }
@@ -102,6 +108,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
       // drain stops the scrapes, and go back to the queue.
       const [result] = await Promise.all([drain.run(server, graceMs, endGrace), jobs?.stop()]);
       await webhooks.stop();
+      await crawling.stop();
       await scrape.close();
       await edge.sessionUpkeep.stop();
       await books.stop();

@@ -33,6 +33,10 @@ export class InMemoryJobs implements Jobs {
     return { id };
   }
 
+  async submitCrawl(): Promise<{ id: string }> {
+    throw new Error('InMemoryJobs takes no crawls: crawls are tested on the real engine (test/integration/firecrawl-crawl.test.ts)');
+  }
+
   /** A test's hook: the job's documents so far, and its state. */
   give(id: string, documents: JobDocument[], status: JobStatus = 'completed', errors: JobErrors['errors'] = []): void {
     const job = this.jobs.get(id);

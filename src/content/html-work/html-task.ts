@@ -7,6 +7,7 @@ import { MAX_DOM_DEPTH } from '../dom-depth.js';
 import { pageDocument } from '../page-document/page-document.js';
 import { documentText, pageText } from '../text/page-text.js';
 import { htmlToPlainText } from '../text/plain-text.js';
+import { keptByPatterns } from '../url-patterns/url-patterns.js';
 
 /**
  * An extraction's result as JSON text, or why the rules could not be applied: a worker's reply
@@ -72,6 +73,7 @@ export const HTML_TASKS = {
   textAndExtract: textAndExtractTask,
   rules: rulesTask,
   pageDocument,
+  urlPatterns: keptByPatterns,
 };
 
 export type HtmlTaskName = keyof typeof HTML_TASKS;

@@ -62,6 +62,7 @@ function tooCostly(name: HtmlTaskName, limit: string): HtmlWorkTooCostlyError {
     markdown: 'converting this page to Markdown',
     text: "reading this page's text",
     pageDocument: 'making this page into a document',
+    urlPatterns: "matching a crawl's includePaths and excludePaths",
   }[name];
   return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' || name === 'pageDocument' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
 }

@@ -1,9 +1,10 @@
 import type { TargetPolicy } from '../../egress/target-policy/target-policy.js';
-import { FetchError } from '../../egress/fetch-errors.js';
 import type { operations } from '../../generated/firecrawl-types.js';
 import type { FirecrawlDocuments } from '../../jobs/firecrawl/firecrawl-documents.js';
 import { storedOptions } from '../../jobs/firecrawl/firecrawl-options.js';
-import type { JobEventType, Jobs, WebhookPolicy, WebhookSubscription } from '../../jobs/job-ports.js';
+import type { Jobs, WebhookPolicy } from '../../jobs/job-ports.js';
+import type { Crawls } from '../../jobs/crawl/crawl-starter.js';
+import type { SiteMapper } from '../../jobs/crawl/site-mapper.js';
 import type { Answers } from '../../scrape/answers/answers.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import type { Caller } from '../../scrape/scrape-service.js';
@@ -15,6 +16,8 @@ import { sortUrls, urlRefusal } from './batch-urls.js';
 import { authenticatedCaller } from './firecrawl-caller.js';
 import { checkInWorkers } from './option-checks.js';
 import { batchStatusUrl, publicBase } from './public-base.js';
+import { crawlHandlers } from './crawl-handlers.js';
+import { subscription } from './webhook-subscription.js';
 
 export type FirecrawlHandlers = HandlersOf<operations>;
 
@@ -30,26 +33,13 @@ export interface FirecrawlEdgeDeps {
   authenticate: (caller: Caller) => Promise<unknown>;
   batchMaxUrls: number;
   publicBaseUrl: string | undefined;
+  /** Crawls (their start and robotsBlocked) and maps; undefined: they answer 503. */
+  crawls?: Crawls;
+  mapper?: SiteMapper;
 }
 
-type BatchBody = operations['firecrawlBatchScrapeStart']['requestBody']['content']['application/json'];
-const EVERY_EVENT: JobEventType[] = ['started', 'page', 'completed', 'failed'];
 /** A refusal lists this many of the URLs refused, at most. */
 const LISTED_REFUSALS = 20;
-
-/** A webhook as the submission gave it, its URL judged by the webhook policy (a refusal is a 400). */
-async function subscription(webhook: NonNullable<BatchBody['webhook']>, policy: WebhookPolicy | undefined): Promise<WebhookSubscription> {
-  const given = typeof webhook === 'string' ? { url: webhook } : webhook;
-  if (!policy) throw new InvalidValueError('webhook', 'webhooks are not available on this server', 'value_error.not_supported');
-  try {
-    await policy.check(given.url);
-  } catch (err) {
-    // A name that does not resolve is the caller's to fix, as a refusal is.
-    if (err instanceof FetchError) throw new InvalidValueError('webhook', `the webhook URL cannot be called: ${err.message}`, 'value_error.webhook');
-    throw err;
-  }
-  return { url: given.url, headers: given.headers ?? {}, metadata: given.metadata ?? {}, events: given.events && given.events.length > 0 ? [...new Set(given.events)] : EVERY_EVENT };
-}
 
 /** The Firecrawl operations: each judges its caller's key first, then answers in Firecrawl's shapes. */
 export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
@@ -58,6 +48,7 @@ export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
     return deps.jobs;
   };
   return {
+    ...crawlHandlers(deps),
     firecrawlScrape: async (v, req, res) => {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
       const { url, ...fields } = v.body;

@@ -5,7 +5,7 @@ import type { Answer } from '../../scrape/answer.js';
 import { AntiBotDetectedError } from '../../scrape/anti-bot-error.js';
 import { bodyContentType, pageHtml } from '../../scrape/answers/page-body.js';
 import type { JobDocument } from '../job-ports.js';
-import { RetryablePageError } from '../retryable-page-error.js';
+import { RetryablePageError, retryAfterMs } from '../retryable-page-error.js';
 import type { FirecrawlOptions } from './firecrawl-options.js';
 
 /** What the answer makes of a page: the document, and the page's links when a crawl asked for them. */
@@ -50,7 +50,10 @@ export function documentAnswer(workers: HtmlWorkers, choice: DocumentAnswerChoic
     needs: { text: false, cookies: false, extras: false },
     htmlWork: true,
     build: async (page: FetchedPage, owner: HtmlWorkOwner): Promise<MadeDocument> => {
-      if (!choice.lastAttempt && retryable(page.status)) throw new RetryablePageError(page.status);
+      if (!choice.lastAttempt && retryable(page.status)) {
+        const retryAfter = page.headers.find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+        throw new RetryablePageError(page.status, retryAfterMs(retryAfter));
+      }
       if (choice.escalateOn403 && page.status === 403) throw new AntiBotDetectedError('target', 'HTTP 403');
       const contentType = bodyContentType(page);
       const document: JobDocument = { metadata: { sourceURL: choice.sourceURL, url: page.finalUrl, statusCode: page.status, proxyUsed: choice.proxyUsed, creditsUsed: 0, scrapeId: '' } };

@@ -24,7 +24,8 @@ export interface DocumentCall {
   lastAttempt: boolean;
   discoverLinks: boolean;
   cancelled?: AbortSignal;
-  answered?: (document: JobDocument, cost: number) => Promise<void>;
+  /** The document made and its cost, before the charge; with the page's links when `discoverLinks` asked for them. */
+  answered?: (document: JobDocument, cost: number, links: string[] | undefined) => Promise<void>;
   /** A job's item: it yields to synchronous requests (scrape/sync-demand.ts). */
   background?: boolean;
 }
@@ -98,7 +99,7 @@ export class FirecrawlDocuments implements DocumentScraper {
       answered: async (made, settled) => {
         made.document.metadata.creditsUsed = settled.cost;
         made.document.metadata.scrapeId = settled.requestId;
-        await call.answered?.(made.document, settled.cost);
+        await call.answered?.(made.document, settled.cost, made.links);
       },
     });
     const { document, links } = result.answer;

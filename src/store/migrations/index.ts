@@ -10,6 +10,7 @@ import * as dashboard from './008-dashboard.js';
 import * as operatorAddresses from './009-operator-addresses.js';
 import * as jobs from './010-jobs.js';
 import * as webhooks from './011-webhooks.js';
+import * as crawls from './012-crawls.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '009-operator-addresses': operatorAddresses,
   '010-jobs': jobs,
   '011-webhooks': webhooks,
+  '012-crawls': crawls,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */

@@ -55,7 +55,9 @@ describe('the Firecrawl dialect, in process: /v2/scrape and /v2/batch/scrape', f
 
   it('serves its document and its Redoc page beside the others', async () => {
     const document = (await (await fetch(`${s.base}/openapi/firecrawl.json`)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(document.paths)).to.deep.equal(['/v2/scrape', '/v2/batch/scrape', '/v2/batch/scrape/{id}', '/v2/batch/scrape/{id}/errors']);
+    expect(Object.keys(document.paths)).to.deep.equal([
+      '/v2/scrape', '/v2/batch/scrape', '/v2/batch/scrape/{id}', '/v2/batch/scrape/{id}/errors', '/v2/crawl', '/v2/crawl/active', '/v2/crawl/{id}', '/v2/crawl/{id}/errors', '/v2/map',
+    ]);
     const docs = await fetch(`${s.base}/docs/firecrawl`);
     expect(docs.status).to.equal(200);
     expect(docs.headers.get('content-security-policy')).to.contain("default-src 'self'");

@@ -1,0 +1,102 @@
+import { isIP } from 'node:net';
+import type { HtmlWorkers } from '../../content/html-work/html-workers.js';
+import { TargetForbiddenError } from '../../egress/fetch-errors.js';
+import { bareHost, defaultPort } from '../../egress/host-port.js';
+import type { TargetPolicy } from '../../egress/target-policy/target-policy.js';
+import { InvalidValueError } from '../../scrape/invalid-value-error.js';
+import { CrawlScope } from './crawl-scope.js';
+import type { CrawlRules } from './crawl-rules.js';
+import type { FoundUrl } from './crawl-store.js';
+import type { RobotsBook } from './robots-book.js';
+import { keyDigest, urlKey } from './url-key.js';
+
+/** A link as met: where it points, its depth, the page it was on. */
+export interface Candidate {
+  url: string;
+  depth: number;
+  foundOn: string | undefined;
+}
+
+const MAX_URL_CHARS = 8192;
+
+/**
+ * Whether the policy refuses the URL without a socket: its scheme, or an address it names (a
+ * name is judged when it is fetched, as every scrape's is). A link to 169.254.169.254 or to the
+ * service's own port leads nowhere; the crawl goes on.
+ */
+export function refusedLink(url: URL, policy: TargetPolicy): boolean {
+  try {
+    policy.checkScheme(url);
+  } catch (err) {
+    if (err instanceof TargetForbiddenError) return true;
+    throw err;
+  }
+  const bare = bareHost(url.hostname);
+  return isIP(bare) !== 0 && policy.addresses.decide(bare, defaultPort(url)) !== undefined;
+}
+
+/** The crawl's patterns took longer than their budget on this page's links: they are the caller's to fix. */
+export class PatternsTooCostlyError extends InvalidValueError {
+  constructor() {
+    super('includePaths', 'the includePaths and excludePaths patterns take too long to match (a pattern that backtracks catastrophically?)', 'value_error.regex');
+  }
+}
+
+export interface LinkFilterDeps {
+  policy: TargetPolicy;
+  /** A worker pool of their own, whose tasks end past a short deadline: the patterns are the caller's. */
+  patternWorkers: HtmlWorkers;
+  robots: RobotsBook;
+}
+
+/**
+ * Sorts the links a page gave into the URLs the crawl takes (allowed by the policy, in scope,
+ * kept by the patterns, not yet met in this batch, each keyed for dedupe) and those robots.txt
+ * refuses. The patterns are matched in a worker thread, never here.
+ */
+export class LinkFilter {
+  constructor(private readonly deps: LinkFilterDeps) {}
+
+  async sort(rules: CrawlRules, candidates: Candidate[], keyHash: string): Promise<{ found: FoundUrl[]; blocked: FoundUrl[] }> {
+    const scope = new CrawlScope(new URL(rules.startUrl), rules);
+    const choice = { ignoreQuery: rules.ignoreQueryParameters, similar: rules.deduplicateSimilarURLs };
+    const seen = new Set<string>();
+    const kept: Array<Candidate & { digest: string }> = [];
+    for (const c of candidates) {
+      if (c.url.length > MAX_URL_CHARS) continue;
+      let url: URL;
+      try {
+        url = new URL(c.url);
+      } catch {
+        continue;
+      }
+      url.hash = '';
+      if (refusedLink(url, this.deps.policy) || !scope.allows(url)) continue;
+      const key = urlKey(url.href, choice);
+      if (key === undefined || seen.has(key)) continue;
+      seen.add(key);
+      kept.push({ ...c, url: url.href, digest: keyDigest(key) });
+    }
+    const matched = await this.patterns(rules, kept, keyHash);
+    const found: FoundUrl[] = [];
+    const blocked: FoundUrl[] = [];
+    for (const c of matched) {
+      const entry = { url: c.url, digest: c.digest, depth: c.depth, foundOn: c.foundOn };
+      if (rules.ignoreRobotsTxt || (await this.deps.robots.rulesOf(c.url)).allows(c.url, rules.robotsAgent)) found.push(entry);
+      else blocked.push(entry);
+    }
+    return { found, blocked };
+  }
+
+  private async patterns<T extends { url: string }>(rules: CrawlRules, list: T[], keyHash: string): Promise<T[]> {
+    if (list.length === 0 || (rules.includePaths.length === 0 && rules.excludePaths.length === 0)) return list;
+    let keep: boolean[];
+    try {
+      keep = await this.deps.patternWorkers.run('urlPatterns', { urls: list.map((c) => c.url), include: rules.includePaths, exclude: rules.excludePaths, onFullUrl: rules.regexOnFullURL }, { key: keyHash });
+    } catch (err) {
+      if ((err as { outcome?: string }).outcome === 'too_costly') throw new PatternsTooCostlyError();
+      throw err;
+    }
+    return list.filter((_, i) => keep[i]);
+  }
+}

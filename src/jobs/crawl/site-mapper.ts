@@ -1,0 +1,135 @@
+import type { TargetPolicy } from '../../egress/target-policy/target-policy.js';
+import { outcomeOf } from '../../scrape/outcome.js';
+import type { Caller } from '../../scrape/scrape-service.js';
+import type { FirecrawlDocuments } from '../firecrawl/firecrawl-documents.js';
+import type { FirecrawlOptions } from '../firecrawl/firecrawl-options.js';
+import { CrawlScope } from './crawl-scope.js';
+import { refusedLink } from './link-filter.js';
+import type { RobotsBook } from './robots-book.js';
+import type { SiteFiles } from './site-fetcher.js';
+import { sitemapUrls } from './sitemap-reader.js';
+import { urlKey } from './url-key.js';
+
+export interface MapLink {
+  url: string;
+  title?: string;
+  description?: string;
+}
+
+export interface MapRequest {
+  caller: Caller;
+  url: string;
+  search: string | undefined;
+  sitemap: 'include' | 'skip' | 'only';
+  includeSubdomains: boolean;
+  ignoreQueryParameters: boolean;
+  limit: number;
+  timeoutMs: number;
+  /** The pages' scrape options (links only). */
+  options: FirecrawlOptions;
+}
+
+export interface SiteMapperDeps {
+  documents: FirecrawlDocuments;
+  robots: RobotsBook;
+  files: SiteFiles;
+  policy: TargetPolicy;
+}
+
+/** Pages a map fetches at most, the start among them, when sitemaps and the start page give fewer URLs than asked. */
+const WALK_PAGES = 5;
+const SITEMAP_FILES = 50;
+const SITEMAP_BYTES = 50 * 1024 * 1024;
+/** A page is not started with less time left than this. */
+const PAGE_MIN_MS = 1_000;
+/** Refusals of the key itself end the map; a page that fails does not. */
+const KEY_REFUSALS = new Set(['invalid_key', 'ip_restricted', 'out_of_credits']);
+
+/**
+ * POST /v2/map: a site's URLs at once, within its timeout and limit. The sitemaps (robots.txt's
+ * and /sitemap.xml, nested and gzipped), the start page's links, and when those are fewer than
+ * the limit, the links of a few more of its pages (those the sitemaps did not list first). Each
+ * page fetched is a scrape charged as any (`cost`); robots.txt and sitemaps are not charged.
+ */
+export class SiteMapper {
+  constructor(private readonly deps: SiteMapperDeps) {}
+
+  async map(request: MapRequest): Promise<{ links: MapLink[]; cost: number }> {
+    const deadline = Date.now() + request.timeoutMs;
+    const start = new URL(request.url);
+    const scope = new CrawlScope(start, { crawlEntireDomain: true, allowSubdomains: request.includeSubdomains, allowExternalLinks: false });
+    const found = new Map<string, MapLink>();
+    const add = (text: string, title?: string, description?: string): boolean => {
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        return false;
+      }
+      url.hash = '';
+      if (refusedLink(url, this.deps.policy) || !scope.allows(url)) return false;
+      const key = urlKey(url.href, { ignoreQuery: request.ignoreQueryParameters, similar: true });
+      if (key === undefined) return false;
+      const known = found.get(key);
+      if (known) {
+        if (title !== undefined) known.title = title;
+        if (description !== undefined) known.description = description;
+        return false;
+      }
+      if (found.size >= request.limit) return false;
+      found.set(key, { url: request.ignoreQueryParameters ? `${url.origin}${url.pathname}` : url.href, ...(title !== undefined ? { title } : {}), ...(description !== undefined ? { description } : {}) });
+      return true;
+    };
+    const fromSitemap = new Set<string>();
+    if (request.sitemap !== 'skip') {
+      const robots = await this.deps.robots.rulesOf(start.href);
+      const urls = await sitemapUrls(this.deps.files, start, robots.sitemaps, {
+        maxFiles: SITEMAP_FILES, maxUrls: request.limit, maxBytes: SITEMAP_BYTES, deadline: deadline - PAGE_MIN_MS,
+      });
+      for (const url of urls) if (add(url)) fromSitemap.add(url);
+    }
+    let cost = 0;
+    if (request.sitemap !== 'only') cost = await this.walk(request, start, deadline, add, fromSitemap);
+    return { links: ranked([...found.values()], request.search), cost };
+  }
+
+  /** The start page, then a few more whose links may add what the sitemaps lack: the pages' cost. */
+  private async walk(request: MapRequest, start: URL, deadline: number, add: (url: string, title?: string, description?: string) => boolean, fromSitemap: Set<string>): Promise<number> {
+    const queue = [start.href];
+    const fetched = new Set<string>();
+    let cost = 0;
+    while (queue.length > 0 && fetched.size < WALK_PAGES && deadline - Date.now() > PAGE_MIN_MS) {
+      const url = queue.shift()!;
+      if (fetched.has(url)) continue;
+      fetched.add(url);
+      try {
+        const timeoutMs = Math.max(PAGE_MIN_MS, Math.min(request.options.timeoutMs, deadline - Date.now()));
+        const made = await this.deps.documents.make({
+          operation: 'firecrawlMap', caller: request.caller, url, options: { ...request.options, timeoutMs }, lastAttempt: true, discoverLinks: true,
+        });
+        cost += made.cost;
+        const { metadata } = made.document;
+        add(metadata.url, metadata.title, metadata.description);
+        add(url, metadata.title, metadata.description);
+        for (const link of made.links ?? []) {
+          const added = add(link);
+          // Pages the sitemaps did not list are where unlisted URLs hide: walked first.
+          if (added && !fromSitemap.has(link)) queue.unshift(link);
+          else if (added) queue.push(link);
+        }
+      } catch (err) {
+        if (KEY_REFUSALS.has(outcomeOf(err))) throw err;
+      }
+    }
+    return cost;
+  }
+}
+
+/** With `search`: only links whose URL or title holds it (case-insensitive), those with it in the URL first. */
+function ranked(links: MapLink[], search: string | undefined): MapLink[] {
+  if (search === undefined || search.trim() === '') return links;
+  const needle = search.trim().toLowerCase();
+  const inUrl = links.filter((l) => l.url.toLowerCase().includes(needle));
+  const inTitle = links.filter((l) => !l.url.toLowerCase().includes(needle) && (l.title ?? '').toLowerCase().includes(needle));
+  return [...inUrl, ...inTitle];
+}
