@@ -6,6 +6,13 @@ import { testDatabases } from '../helpers/databases.js';
 import { useSuite } from '../helpers/suite.js';
 import { waitUntil } from '../helpers/eventually.js';
 
+/** A small site for crawl and map: every page links on, one link twice spelled. */
+const SITE: Record<string, string[]> = { '': ['a', 'b'], a: ['b', 'c'], b: ['c', 'a#top'], c: [''] };
+const sitePage = (name: string) =>
+  `<!doctype html><html><head><title>site ${name || 'home'}</title></head><body><main><h1>Site ${name || 'home'}</h1>${SITE[name]
+    .map((to) => `<a href="/site/${to}">${to || 'home'}</a>`)
+    .join(' ')}</main></body></html>`;
+
 const PAGE = `<!doctype html><html lang="en"><head><title>SDK page</title><meta name="description" content="for the SDK"></head><body>
 <nav><a href="/home">Home</a></nav>
 <main><h1>Hello SDK</h1><p>Read <a href="/guide" data-kind="doc">the guide</a>.</p><img src="/logo.png" alt="logo">
@@ -16,7 +23,7 @@ const PAGE = `<!doctype html><html lang="en"><head><title>SDK page</title><meta 
  * Firecrawl's published JS SDK (`@mendable/firecrawl-js` 4.x, from test/sdk) against the real
  * server, through its own methods only: its requests, its checks of the answers and its polling
  * are what a user of it gets. Skipped where test/sdk is not installed (`npm test` installs it).
- * Crawl and map join as one `it` each once the server has them.
+ * Crawl and map run on a four-page site of the suite's target.
  */
 for (const database of testDatabases()) {
   describe(`Firecrawl's JS SDK against the real server (${database.name})`, function () {
@@ -33,6 +40,9 @@ for (const database of testDatabases()) {
       key = await s.store.key({ credits: 100_000 });
       sdk = new Firecrawl({ apiKey: key, apiUrl: s.server.base });
       s.target.route('/page', (_req, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
+      for (const name of Object.keys(SITE)) {
+        s.target.route(`/site/${name}`, (_req, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(sitePage(name)));
+      }
       s.target.route('/held', (_req, res: ServerResponse) => {
         const t = setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<p>late</p>'), 3_000);
         res.on('close', () => clearTimeout(t));
@@ -124,6 +134,32 @@ for (const database of testDatabases()) {
       expect(job.status).to.equal('cancelled');
       expect(job.completed).to.be.lessThan(40);
       expect(before - (await s.store.remaining(key))).to.be.at.most(job.completed + 1);
+    });
+
+    const sitePages = () => Object.keys(SITE).map((name) => s.target.url(`/site/${name}`)).sort();
+
+    it('crawl: started and polled by the SDK to the end, every page of the site once', async () => {
+      const job = await sdk.crawl(s.target.url('/site/'), { limit: 10, scrapeOptions: { formats: ['markdown'] }, pollInterval: 1 });
+      expect(job).to.include({ status: 'completed', total: 4, completed: 4, creditsUsed: 4 });
+      expect(job.data.map((d) => d.metadata?.sourceURL).sort()).to.deep.equal(sitePages());
+      expect(job.data.every((d) => /^# Site /m.test(String(d.markdown)))).to.equal(true);
+    });
+
+    it('startCrawl and getCrawlStatus: the limit holds, and getCrawlErrors reads the errors', async () => {
+      const started = await sdk.startCrawl(s.target.url('/site/'), { limit: 2, scrapeOptions: { formats: ['links'] } });
+      expect(started.url).to.equal(`${s.server.base}/v2/crawl/${started.id}`);
+      let job = await sdk.getCrawlStatus(started.id);
+      await waitUntil(async () => (job = await sdk.getCrawlStatus(started.id)).status !== 'scraping', 30_000);
+      expect(job).to.include({ status: 'completed', completed: 2, creditsUsed: 2 });
+      expect(job.data).to.have.length(2);
+      const errors = await sdk.getCrawlErrors(started.id);
+      expect(errors.errors).to.deep.equal([]);
+    });
+
+    it('map: every page of the site, from its links', async () => {
+      const map = await sdk.map(s.target.url('/site/'), { limit: 100 });
+      const urls = map.links.map((l) => l.url);
+      for (const page of sitePages()) expect(urls, page).to.include(page);
     });
   });
 }
