@@ -1,5 +1,6 @@
 import type { EgressContext } from '../egress/egress-context.js';
 import type { Deadline } from '../time/deadline.js';
+import type { ActionResults } from './browser/actions/browser-action.js';
 import type { Cookie, ScrapeRequest } from './scrape-request.js';
 
 export interface Capture {
@@ -60,6 +61,8 @@ export interface FetchedPage {
   iframes: IframeRecord[];
   /** What the spec asked to capture (browser engine). */
   capture?: Capture;
+  /** What the request's browser actions produced (browser engine). */
+  actions?: ActionResults;
 }
 
 /** An engine. It throws FetchError subclasses for target-side failures and nothing else on purpose. */

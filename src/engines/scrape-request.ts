@@ -1,4 +1,5 @@
 import type { ProxyType } from '../config/catalog.js';
+import type { BrowserAction } from './browser/actions/browser-action.js';
 
 export type ForwardedMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -24,7 +25,8 @@ export interface Cookie {
   value: string;
 }
 
-export type PaperFormat = 'A4' | 'Letter' | 'Legal' | 'A3';
+/** /v2/pdf's paper sizes, and the others a `pdf` action may name (Firecrawl's). */
+export type PaperFormat = 'A0' | 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6' | 'Letter' | 'Legal' | 'Tabloid' | 'Ledger';
 
 /** An image or a PDF of the rendered page, taken once it is ready (browser engine only). */
 export type CaptureSpec =
@@ -40,7 +42,7 @@ export type CaptureSpec =
       width: number;
       height: number;
     }
-  | { kind: 'pdf'; paper: PaperFormat; landscape: boolean; printBackground: boolean };
+  | { kind: 'pdf'; paper: PaperFormat; landscape: boolean; printBackground: boolean; scale?: number };
 
 /**
  * One scrape, as every way in asks for it (an API call, a batch item, a crawled page) once its
@@ -69,4 +71,6 @@ export interface ScrapeRequest {
   timeoutMs: number;
   /** A screenshot or PDF of the rendered page (browser only). */
   capture: CaptureSpec | undefined;
+  /** Firecrawl's browser actions, run in order once the page has loaded (browser only). */
+  actions?: BrowserAction[];
 }

@@ -247,7 +247,7 @@ export interface components {
         /** @description An absolute `http` or `https` URL. */
         TargetUrl: string;
         /**
-         * @description The names Firecrawl knows; those past `screenshot@fullPage` are HTTP 400 (not supported).
+         * @description The names Firecrawl knows; `attributes` needs its object form; those that need a language model or Firecrawl's index (`summary`, `json`, `changeTracking`, `branding`, `product`, `menu`, `audio`, `video`, `question`, `highlights`) are HTTP 400 (not supported).
          * @enum {string}
          */
         FormatName: "markdown" | "html" | "rawHtml" | "links" | "images" | "screenshot" | "screenshot@fullPage" | "summary" | "json" | "changeTracking" | "branding" | "attributes" | "product" | "menu" | "audio" | "video" | "question" | "highlights";
@@ -262,12 +262,21 @@ export interface components {
                 height?: number;
             };
         };
+        CssSelector: string;
+        /** @description The values of an attribute on the elements a CSS selector matches, read from the page as fetched or rendered (the document's `attributes`). */
+        AttributesFormat: {
+            /** @enum {string} */
+            type: "attributes";
+            selectors: {
+                selector: components["schemas"]["CssSelector"];
+                attribute: string;
+            }[];
+        };
         /** @description Any other format in its object form; those scrapegate does not do are HTTP 400. */
         NamedFormat: {
             type: components["schemas"]["FormatName"];
         };
-        Format: components["schemas"]["FormatName"] | components["schemas"]["ScreenshotFormat"] | components["schemas"]["NamedFormat"];
-        CssSelector: string;
+        Format: components["schemas"]["FormatName"] | components["schemas"]["ScreenshotFormat"] | components["schemas"]["AttributesFormat"] | components["schemas"]["NamedFormat"];
         Parser: "pdf" | {
             /** @enum {string} */
             type: "pdf";
@@ -280,6 +289,89 @@ export interface components {
             country?: components["schemas"]["CountryCode"];
             languages?: string[];
         };
+        /** @description Waits for a time, or until a selector matches (exactly one of them; the waits of a request add up to 60 s at most). */
+        WaitAction: {
+            /** @enum {string} */
+            type: "wait";
+            milliseconds?: number;
+            selector?: components["schemas"]["CssSelector"];
+        };
+        /** @description Clicks the first element the selector matches (with `all`, each of them, 100 at most) with the mouse, which gives it the focus. */
+        ClickAction: {
+            /** @enum {string} */
+            type: "click";
+            selector: components["schemas"]["CssSelector"];
+            /** @default false */
+            all: boolean;
+        };
+        /** @description Types the text into the element that has the focus (click a field first). */
+        WriteAction: {
+            /** @enum {string} */
+            type: "write";
+            text: string;
+        };
+        /** @description Presses one key; one character, or Enter, Tab, Escape, Backspace, Delete, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, PageUp, PageDown, Home, End. */
+        PressAction: {
+            /** @enum {string} */
+            type: "press";
+            key: string;
+        };
+        /** @description Scrolls the window (or the first element the selector matches) by its height. */
+        ScrollAction: {
+            /** @enum {string} */
+            type: "scroll";
+            /**
+             * @default down
+             * @enum {string}
+             */
+            direction: "up" | "down";
+            selector?: components["schemas"]["CssSelector"];
+        };
+        /** @description A screenshot of the page as it is now, into `actions.screenshots`; a viewport sets the window for the rest of the render. */
+        ScreenshotAction: {
+            /** @enum {string} */
+            type: "screenshot";
+            /** @default false */
+            fullPage: boolean;
+            /** @description A JPEG of this quality (a PNG without it). */
+            quality?: number;
+            viewport?: {
+                width: number;
+                height: number;
+            };
+        };
+        /** @description The page's HTML as it is now, and its URL, into `actions.scrapes`. */
+        ScrapeAction: {
+            /** @enum {string} */
+            type: "scrape";
+        };
+        /**
+         * @description Evaluates the script in the page as an expression (a statement list's
+         *     last value), awaiting a promise; its value, as JSON of at most 1 MiB, goes
+         *     to `actions.javascriptReturns` (`{type: "error"}` when it throws or is
+         *     larger).
+         */
+        ExecuteJavascriptAction: {
+            /** @enum {string} */
+            type: "executeJavascript";
+            script: string;
+        };
+        /** @description The page printed as it is now, into `actions.pdfs` (20 MB at most). */
+        PdfAction: {
+            /** @enum {string} */
+            type: "pdf";
+            /**
+             * @default Letter
+             * @enum {string}
+             */
+            format: "A0" | "A1" | "A2" | "A3" | "A4" | "A5" | "A6" | "Letter" | "Legal" | "Tabloid" | "Ledger";
+            /** @default false */
+            landscape: boolean;
+            /** @default 1 */
+            scale: number;
+        };
+        /** @description One browser action, run in order once the page has loaded (see `actions`). */
+        Action: components["schemas"]["WaitAction"] | components["schemas"]["ClickAction"] | components["schemas"]["WriteAction"] | components["schemas"]["PressAction"] | components["schemas"]["ScrollAction"] | components["schemas"]["ScreenshotAction"] | components["schemas"]["ScrapeAction"] | components["schemas"]["ExecuteJavascriptAction"] | components["schemas"]["PdfAction"];
         /**
          * @description scrapegate's proxy type; it sets the price. When both are given it must agree with `proxy`.
          * @enum {string}
@@ -306,7 +398,8 @@ export interface components {
             /**
              * @description What the document holds. A string is shorthand for `{type}`.
              *     `screenshot@fullPage` is `{type: screenshot, fullPage: true}`. At most
-             *     one screenshot. `json`, `summary`, `changeTracking`, `attributes`,
+             *     one screenshot. `{type: attributes, selectors: [{selector, attribute}]}`
+             *     fills the document's `attributes`. `json`, `summary`, `changeTracking`,
              *     `branding` and Firecrawl's other LLM formats are HTTP 400: scrapegate
              *     does not do them.
              * @default [
@@ -371,10 +464,18 @@ export interface components {
             maxAge?: number;
             /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
-            /** @description Not supported (HTTP 400); use `js_snippet` and `wait_for_selector`. */
-            actions?: {
-                [key: string]: unknown;
-            }[];
+            /**
+             * @description Browser actions, run in order once the page has loaded (after `waitFor`,
+             *     `js_snippet` and `wait_for_selector`), before the document is made of
+             *     the page as they left it; what they produce is the document's `actions`.
+             *     They render in the browser (`browser: false` is HTTP 400). At most 50;
+             *     their waits 60 s in all, and less than the timeout. A selector that
+             *     matches nothing is HTTP 400 naming the action (`actions.N.selector`),
+             *     not charged; an action that leads the page to an address the target
+             *     policy refuses is HTTP 404, not charged. Captures cost nothing beyond
+             *     the browser render.
+             */
+            actions?: components["schemas"]["Action"][];
             /**
              * @description scrapegate: render in the browser (`true`) or fetch with plain HTTP
              *     (`false`). Unset: the browser when an option needs it (a screenshot,
@@ -395,6 +496,28 @@ export interface components {
             origin?: string;
             /** @description Added by some integrations; accepted and ignored. */
             integration?: string;
+        };
+        AttributeValues: {
+            selector: string;
+            attribute: string;
+            /** @description The attribute's value on each matching element that has it, in page order (10,000 at most). */
+            values: string[];
+        };
+        /** @description What the actions produced, each list in the order they ran. */
+        ActionResults: {
+            /** @description `data:image/png;base64,…` (or `image/jpeg`) URIs. */
+            screenshots: string[];
+            scrapes: {
+                url: string;
+                html: string;
+            }[];
+            javascriptReturns: {
+                /** @description The value's JavaScript type; `error` when the script threw or its value was too large. */
+                type: string;
+                value: unknown;
+            }[];
+            /** @description `data:application/pdf;base64,…` URIs. */
+            pdfs: string[];
         };
         /** @description The page's metadata; `og:*`, `twitter:*` and other `<meta>` names appear under their own names. */
         DocumentMetadata: {
@@ -437,6 +560,10 @@ export interface components {
             screenshot?: string;
             /** @description What scrapegate's `extract_rules` took from the page. */
             extracted?: unknown;
+            /** @description With the `attributes` format, each of its selectors' values. */
+            attributes?: components["schemas"]["AttributeValues"][];
+            actions?: components["schemas"]["ActionResults"];
+            warning?: string;
             metadata: components["schemas"]["DocumentMetadata"];
         };
         ScrapeResponse: {
@@ -495,7 +622,8 @@ export interface components {
             /**
              * @description What the document holds. A string is shorthand for `{type}`.
              *     `screenshot@fullPage` is `{type: screenshot, fullPage: true}`. At most
-             *     one screenshot. `json`, `summary`, `changeTracking`, `attributes`,
+             *     one screenshot. `{type: attributes, selectors: [{selector, attribute}]}`
+             *     fills the document's `attributes`. `json`, `summary`, `changeTracking`,
              *     `branding` and Firecrawl's other LLM formats are HTTP 400: scrapegate
              *     does not do them.
              * @default [
@@ -560,10 +688,18 @@ export interface components {
             maxAge?: number;
             /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
-            /** @description Not supported (HTTP 400); use `js_snippet` and `wait_for_selector`. */
-            actions?: {
-                [key: string]: unknown;
-            }[];
+            /**
+             * @description Browser actions, run in order once the page has loaded (after `waitFor`,
+             *     `js_snippet` and `wait_for_selector`), before the document is made of
+             *     the page as they left it; what they produce is the document's `actions`.
+             *     They render in the browser (`browser: false` is HTTP 400). At most 50;
+             *     their waits 60 s in all, and less than the timeout. A selector that
+             *     matches nothing is HTTP 400 naming the action (`actions.N.selector`),
+             *     not charged; an action that leads the page to an address the target
+             *     policy refuses is HTTP 404, not charged. Captures cost nothing beyond
+             *     the browser render.
+             */
+            actions?: components["schemas"]["Action"][];
             /**
              * @description scrapegate: render in the browser (`true`) or fetch with plain HTTP
              *     (`false`). Unset: the browser when an option needs it (a screenshot,
@@ -638,7 +774,8 @@ export interface components {
             /**
              * @description What the document holds. A string is shorthand for `{type}`.
              *     `screenshot@fullPage` is `{type: screenshot, fullPage: true}`. At most
-             *     one screenshot. `json`, `summary`, `changeTracking`, `attributes`,
+             *     one screenshot. `{type: attributes, selectors: [{selector, attribute}]}`
+             *     fills the document's `attributes`. `json`, `summary`, `changeTracking`,
              *     `branding` and Firecrawl's other LLM formats are HTTP 400: scrapegate
              *     does not do them.
              * @default [
@@ -703,10 +840,18 @@ export interface components {
             maxAge?: number;
             /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
-            /** @description Not supported (HTTP 400); use `js_snippet` and `wait_for_selector`. */
-            actions?: {
-                [key: string]: unknown;
-            }[];
+            /**
+             * @description Browser actions, run in order once the page has loaded (after `waitFor`,
+             *     `js_snippet` and `wait_for_selector`), before the document is made of
+             *     the page as they left it; what they produce is the document's `actions`.
+             *     They render in the browser (`browser: false` is HTTP 400). At most 50;
+             *     their waits 60 s in all, and less than the timeout. A selector that
+             *     matches nothing is HTTP 400 naming the action (`actions.N.selector`),
+             *     not charged; an action that leads the page to an address the target
+             *     policy refuses is HTTP 404, not charged. Captures cost nothing beyond
+             *     the browser render.
+             */
+            actions?: components["schemas"]["Action"][];
             /**
              * @description scrapegate: render in the browser (`true`) or fetch with plain HTTP
              *     (`false`). Unset: the browser when an option needs it (a screenshot,

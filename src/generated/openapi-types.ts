@@ -65,6 +65,20 @@ export interface paths {
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
+                /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
                  *     proxies for gets HTTP 422 naming what is available.
@@ -195,6 +209,20 @@ export interface paths {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
                 /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
@@ -557,6 +585,22 @@ export interface components {
             src: string;
             html: string;
         };
+        /** @description What the `actions` produced, in order (only with `actions`), in Firecrawl's shape. */
+        ActionResults: {
+            /** @description `data:image/png;base64,…` (or `image/jpeg`) URIs. */
+            screenshots: string[];
+            scrapes: {
+                url: string;
+                html: string;
+            }[];
+            /** @description Each script's value (`type` its JavaScript type; `error` when it threw or was over 1 MiB of JSON). */
+            javascriptReturns: {
+                type: string;
+                value: unknown;
+            }[];
+            /** @description `data:application/pdf;base64,…` URIs. */
+            pdfs: string[];
+        };
         ExtendedResult: {
             /** @description The page's HTML (rendered DOM in browser mode, the raw body in plain mode). */
             html: string;
@@ -579,6 +623,7 @@ export interface components {
              * @description A base64 PNG of the window once the page was ready (only with `screenshot=true`).
              */
             screenshot?: string;
+            actions?: components["schemas"]["ActionResults"];
         };
         MarkdownResult: {
             /** @description The URL requested. */
@@ -900,6 +945,20 @@ export interface components {
          */
         ReturnPageSource: boolean;
         /**
+         * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+         *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+         *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+         *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+         *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+         *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+         *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+         *     timeout; browser only (`browser=false` is a 422). A selector that matches
+         *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+         *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+         *     answers the page as the actions left it.
+         */
+        Actions: components["schemas"]["Base64"];
+        /**
          * @description Extraction rules: a JSON object (URL-encoded) naming what to take from the
          *     page (the fetched HTML in plain mode, the rendered DOM in browser mode). On
          *     `/v2/general` the answer's body becomes the extracted JSON; on
@@ -1195,6 +1254,20 @@ export interface operations {
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
+                /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
                  *     proxies for gets HTTP 422 naming what is available.
@@ -1326,6 +1399,20 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
                 /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
@@ -1464,6 +1551,20 @@ export interface operations {
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
+                /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
                  *     proxies for gets HTTP 422 naming what is available.
@@ -1600,6 +1701,20 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
                 /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
@@ -1738,6 +1853,20 @@ export interface operations {
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
+                /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
                  *     proxies for gets HTTP 422 naming what is available.
@@ -1875,6 +2004,20 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
                 /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
@@ -2019,6 +2162,20 @@ export interface operations {
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
                 /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
+                /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no
                  *     proxies for gets HTTP 422 naming what is available.
@@ -2161,6 +2318,20 @@ export interface operations {
                  *     only with `browser=true`.
                  */
                 js_snippet?: components["parameters"]["JsSnippet"];
+                /**
+                 * @description Base64-encoded JSON: Firecrawl's browser actions, run in order once the
+                 *     page has loaded (after `js_snippet` and `wait_for_selector`), as
+                 *     `/v2/scrape` of the Firecrawl dialect takes them: `wait {milliseconds |
+                 *     selector}`, `click {selector, all}`, `write {text}`, `press {key}`,
+                 *     `scroll {direction, selector}`, `screenshot {fullPage, quality,
+                 *     viewport}`, `scrape`, `executeJavascript {script}`, `pdf {format,
+                 *     landscape, scale}`. At most 50, their waits 60 s in all and within the
+                 *     timeout; browser only (`browser=false` is a 422). A selector that matches
+                 *     nothing is a 422 naming the action (`actions.N.selector`), not charged.
+                 *     `/v2/extended` adds what they produced as `actions`; `/v2/general`
+                 *     answers the page as the actions left it.
+                 */
+                actions?: components["parameters"]["Actions"];
                 /**
                  * @description The kind of upstream proxy the request leaves through (default
                  *     `datacenter`); it sets the request's price. A type the server has no

@@ -6,6 +6,8 @@ import * as viaSource from '../../src/client/index.js';
 // The package's own name: resolved through the "exports" field of package.json (a self-reference),
 // the way a consumer that installed scrapegate imports it. tsc resolves it the same way.
 import * as viaPackage from 'scrapegate/client';
+import * as firecrawlViaSource from '../../src/client/firecrawl/index.js';
+import * as firecrawlViaPackage from 'scrapegate/firecrawl-client';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,5 +26,13 @@ describe('client: the scrapegate/client package export', () => {
       { cwd: ROOT, encoding: 'utf8' },
     );
     expect(out.trim()).to.equal('function');
+  });
+});
+
+describe('client: the scrapegate/firecrawl-client package export', () => {
+  it('resolves to src/client/firecrawl/index.ts, the same module as the source', () => {
+    expect(createRequire(import.meta.url).resolve('scrapegate/firecrawl-client')).to.equal(`${ROOT}src/client/firecrawl/index.ts`);
+    expect(firecrawlViaPackage.createFirecrawlClient).to.equal(firecrawlViaSource.createFirecrawlClient);
+    expect(firecrawlViaPackage.firecrawlErrorMessage).to.equal(firecrawlViaSource.firecrawlErrorMessage);
   });
 });

@@ -5,7 +5,9 @@ import { useSuite } from '../helpers/suite.js';
 
 const b64 = (source: string) => Buffer.from(source).toString('base64');
 
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the ledger on MySQL has suites of its own:
+// credits-concurrency, chaos-kills, client-hangups, firecrawl-batch): SQLite only, to keep the suite in budget.
+for (const database of testDatabases().slice(0, 1)) {
   /**
    * A failed browser request is refunded, yet its page (and the caller's script) ran in one of the
    * service's browsers: a script can post the rendered DOM to its own server, then wait for a

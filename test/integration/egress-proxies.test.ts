@@ -16,7 +16,9 @@ type Detail = { detail: string | Array<{ loc: unknown[]; msg: string; type: stri
  * Routing through real upstream proxies on loopback, with the target policy on. Each proxy leaves
  * from an address of its own, so the target's request log says which proxy carried a request.
  */
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the ledger on MySQL has suites of its own:
+// credits-concurrency, chaos-kills, client-hangups, firecrawl-batch): SQLite only, to keep the suite in budget.
+for (const database of testDatabases().slice(0, 1)) {
   describe(`egress through upstream proxies (${database.name})`, function () {
     this.timeout(60_000);
     const proxyCert = selfSignedCert();

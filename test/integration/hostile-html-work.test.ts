@@ -28,7 +28,9 @@ interface Detail {
   detail: Array<{ loc: Array<string | number>; msg: string; type: string }> | string;
 }
 
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the ledger on MySQL has suites of its own:
+// credits-concurrency, chaos-kills, client-hangups, firecrawl-batch): SQLite only, to keep the suite in budget.
+for (const database of testDatabases().slice(0, 1)) {
   /**
    * Every piece of work on a target's HTML runs in the HTML worker threads, whatever the page's
    * size, queued in turns between keys; a task is bounded in steps, time and the size of what it

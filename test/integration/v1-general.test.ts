@@ -10,7 +10,9 @@ interface V1Body {
   status_code: number;
 }
 
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the ledger on MySQL has suites of its own:
+// credits-concurrency, chaos-kills, client-hangups, firecrawl-batch): SQLite only, to keep the suite in budget.
+for (const database of testDatabases().slice(0, 1)) {
   describe(`v1 /v1/general in plain mode (${database.name})`, () => {
     const s = useSuite(database);
     let key: string;

@@ -7,6 +7,7 @@ import { HtmlWorkBusyError, HtmlWorkCancelledError, HtmlWorkTooCostlyError } fro
 import { DeadlineExceededError, EgressError, ProxyUnavailableError, TargetTooLargeError, TargetUnreachableError, TargetUnusableError } from '../../src/egress/fetch-errors.js';
 import { BrowserFailureError, ElementNotFoundError, EngineUnavailableError, InvalidSelectorError, PageCrashedError, SelectorTimeoutError } from '../../src/engines/engine-errors.js';
 import { inQuery, toApiError } from '../../src/http/errors/to-api-error.js';
+import { InvalidActionError } from '../../src/engines/browser/actions/action-limits.js';
 import { AntiBotDetectedError } from '../../src/scrape/anti-bot-error.js';
 import { InvalidValueError } from '../../src/scrape/invalid-value-error.js';
 import { OUTCOME_STATUS, outcomeOf, statusOf } from '../../src/scrape/outcome.js';
@@ -24,6 +25,7 @@ const EVERY_ERROR: Error[] = [
   new PageCrashedError('x'),
   new SelectorTimeoutError('x'),
   new InvalidSelectorError('x', 'screenshot_selector'),
+  new InvalidActionError('actions.0.selector', 'x'),
   new ElementNotFoundError('x'),
   new BrowserFailureError('x', true),
   new EngineUnavailableError('x'),

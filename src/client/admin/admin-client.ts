@@ -1,5 +1,6 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from '../../generated/admin-types.js';
+import { bearerMiddleware } from '../bearer-middleware.js';
 
 export interface AdminClientOptions {
   /** Where scrapegate listens, e.g. `http://localhost:8080` (no trailing path). */
@@ -13,15 +14,6 @@ export interface AdminClientOptions {
 /** An openapi-fetch client typed by the admin document. */
 export type AdminClient = Client<paths>;
 
-function bearer(token: string): Middleware {
-  return {
-    onRequest({ request }) {
-      request.headers.set('authorization', `Bearer ${token}`);
-      return request;
-    },
-  };
-}
-
 /**
  * A typed client for every operation of the admin API:
  * `admin.POST('/admin/v1/keys', { body: { plan: 'startup' } })` answers `{ data, error, response }`
@@ -30,6 +22,6 @@ function bearer(token: string): Middleware {
 export function createAdminClient(options: AdminClientOptions): AdminClient {
   if (!options.adminToken) throw new TypeError('createAdminClient: adminToken is required');
   const client = createClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) });
-  client.use(bearer(options.adminToken));
+  client.use(bearerMiddleware(options.adminToken));
   return client;
 }

@@ -9,6 +9,7 @@ import { htmlToMarkdown } from '../markdown/html-to-markdown.js';
 import { eachElement } from './each-element.js';
 import { headMetadata, type HeadMetadata } from './head-metadata.js';
 import { baseOf, pageLinks } from './page-links.js';
+import { pageAttributes, type AttributeSelector, type AttributeValues } from './page-attributes.js';
 import { dropChrome, filterTags, type TagChoice } from './tag-filter.js';
 
 export interface PageDocumentInput extends TagChoice {
@@ -17,6 +18,8 @@ export interface PageDocumentInput extends TagChoice {
   pageUrl: string;
   onlyMainContent: boolean;
   wants: { markdown: boolean; html: boolean; links: boolean; images: boolean };
+  /** Firecrawl's `attributes` format: the values to read (none: not asked for). */
+  attributes?: AttributeSelector[];
 }
 
 export interface PageDocumentOutput {
@@ -25,6 +28,7 @@ export interface PageDocumentOutput {
   html?: string;
   links?: string[];
   images?: string[];
+  attributes?: AttributeValues[];
   /** Something asked for could not be done on this page, and was left out. */
   warning?: string;
 }
@@ -97,12 +101,23 @@ export function pageDocument(input: PageDocumentInput): PageDocumentOutput {
       ...(wants.html ? { html: '' } : {}),
       ...(wants.links ? { links: [] } : {}),
       ...(wants.images ? { images: [] } : {}),
+      ...(input.attributes ? { attributes: input.attributes.map((a) => ({ ...a, values: [] })) } : {}),
       warning: 'the page nests its elements too deeply to be read as a tree: its markdown is its text',
     };
   }
   limitDepth(document);
   const out: PageDocumentOutput = { metadata: headMetadata(document, pageUrl) };
   const base = baseOf(document, pageUrl);
+  // Read from the page as it came, before any tag filtering takes elements out of it.
+  if (input.attributes) {
+    try {
+      out.attributes = pageAttributes(document, input.attributes);
+    } catch (err) {
+      if (!(err instanceof ExtractRulesError)) throw err;
+      out.attributes = input.attributes.map((a) => ({ ...a, values: [] }));
+      out.warning = 'the attributes selectors take too long on this page: they have no values';
+    }
+  }
   if (wants.links || wants.images) {
     const found = pageLinks(document, base, !input.removeBase64Images);
     if (wants.links) out.links = found.links;

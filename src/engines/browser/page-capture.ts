@@ -19,10 +19,17 @@ const PDF_CHUNK_BYTES = 1024 * 1024;
 
 /** Paper sizes in inches, as Page.printToPDF takes them. */
 const PAPER: Record<PaperFormat, { width: number; height: number }> = {
+  A0: { width: 33.11, height: 46.81 },
+  A1: { width: 23.39, height: 33.11 },
+  A2: { width: 16.54, height: 23.39 },
+  A3: { width: 11.69, height: 16.54 },
   A4: { width: 8.27, height: 11.69 },
+  A5: { width: 5.83, height: 8.27 },
+  A6: { width: 4.13, height: 5.83 },
   Letter: { width: 8.5, height: 11 },
   Legal: { width: 8.5, height: 14 },
-  A3: { width: 11.69, height: 16.54 },
+  Tabloid: { width: 11, height: 17 },
+  Ledger: { width: 17, height: 11 },
 };
 
 interface Clip {
@@ -117,7 +124,7 @@ export class PageCapture {
     const paper = PAPER[spec.paper];
     const printed = await this.cdp.send<{ stream?: string }>(
       'Page.printToPDF',
-      { paperWidth: paper.width, paperHeight: paper.height, landscape: spec.landscape, printBackground: spec.printBackground, transferMode: 'ReturnAsStream' },
+      { paperWidth: paper.width, paperHeight: paper.height, landscape: spec.landscape, printBackground: spec.printBackground, scale: spec.scale ?? 1, transferMode: 'ReturnAsStream' },
       timeoutMs,
     );
     if (!printed.stream) throw new TargetTooLargeError('the browser gave no PDF');

@@ -15,6 +15,7 @@ import { RequestInterceptor } from './request-interceptor.js';
 import { splitCredentials } from './url-credentials.js';
 import { timed } from './render-steps.js';
 import { loadPage } from './page-load.js';
+import { assertLanded, renderActions } from './actions/render-actions.js';
 
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
@@ -107,7 +108,7 @@ export class PageRender {
     // With nothing to run on the page first, its DOM is read while the commit is checked (one
     // round trip less); a snippet or a selector wait acts on the page, so only ever on this
     // request's own document.
-    const readAtOnce = !this.request.returnPageSource && !this.request.jsSnippet && this.request.waitForSelector === undefined;
+    const readAtOnce = !this.request.returnPageSource && !this.request.jsSnippet && this.request.waitForSelector === undefined && !this.request.actions?.length;
     const [committed, early] = await step('read', () => Promise.all([this.committed(), readAtOnce ? this.capture() : undefined]));
     if (!committed) {
       // The window still shows the document from before (another request's, frozen): never use it.
@@ -127,11 +128,15 @@ export class PageRender {
 
     if (this.request.jsSnippet) await this.runSnippet(this.request.jsSnippet);
     if (this.request.waitForSelector !== undefined) await this.waitFor(this.request.waitForSelector);
+    const acting = { session: this.session, reader: this.reader, deadline: this.attempt.deadline, ends: this.ends, maxBodyBytes: this.limits.maxBodyBytes };
+    const actions = this.request.actions?.length ? await step('actions', () => renderActions(acting, this.request.actions ?? [])) : undefined;
     const page = early ?? (await this.capture());
+    if (actions) assertLanded(page.url);
     const capture = this.request.capture ? await new PageCapture(this.session.cdp, this.reader).take(this.request.capture, Math.max(1, this.attempt.deadline.remainingMs())) : undefined;
     const finished = await step('finish', () => this.finish(page.url));
     return {
       capture,
+      ...(actions ? { actions } : {}),
       ...finished,
       finalUrl: page.url,
       status: main.status,

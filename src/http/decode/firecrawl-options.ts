@@ -3,6 +3,7 @@ import type { ResourceType } from '../../engines/scrape-request.js';
 import { defaultWindow } from '../../jobs/firecrawl/item-request.js';
 import type { FirecrawlOptions } from '../../jobs/firecrawl/firecrawl-options.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
+import { actionsOf } from './actions-param.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
 import { checkCookie } from './header-values.js';
@@ -13,7 +14,7 @@ export type FirecrawlOptionFields = Partial<Omit<Schemas['ScrapeRequest'], 'url'
 type Format = Schemas['Format'];
 
 /** The formats scrapegate makes; Firecrawl's others (its LLM and tracking formats) are refused by name. */
-const MADE = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage']);
+const MADE = new Set(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage', 'attributes']);
 const MAX_RULES_CHARS = 64 * 1024;
 
 function invalid(param: string, msg: string, type = 'value_error'): InvalidValueError {
@@ -26,9 +27,12 @@ interface Screenshot {
   viewport: { width?: number; height?: number };
 }
 
-function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screenshot | null } {
+type AttributeChoice = Array<{ selector: string; attribute: string }>;
+
+function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screenshot | null; attributes: AttributeChoice | null } {
   const names = new Set<string>();
   let screenshot: Screenshot | null = null;
+  let attributes: AttributeChoice | null = null;
   formats.forEach((format, i) => {
     const type = typeof format === 'string' ? format : format.type;
     if (!MADE.has(type)) throw invalid(`formats.${i}`, `the ${type} format is not supported by this server`, 'value_error.not_supported');
@@ -38,10 +42,16 @@ function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screens
       screenshot = { fullPage: type === 'screenshot@fullPage' || object?.fullPage === true, quality: object?.quality ?? null, viewport: { ...object?.viewport } };
       return;
     }
+    if (type === 'attributes') {
+      const selectors = typeof format === 'object' ? (format as Partial<Schemas['AttributesFormat']>).selectors : undefined;
+      if (!selectors || selectors.length === 0) throw invalid(`formats.${i}.selectors`, 'the attributes format needs selectors: [{selector, attribute}]');
+      attributes = [...(attributes ?? []), ...selectors.map(({ selector, attribute }) => ({ selector, attribute }))];
+      return;
+    }
     if (typeof format === 'object' && Object.keys(format).length > 1) throw invalid(`formats.${i}`, `the ${type} format takes no options`);
     names.add(type);
   });
-  return { names, screenshot };
+  return { names, screenshot, attributes };
 }
 
 /** Firecrawl's proxy and scrapegate's proxy_type, as one choice; both given must agree. */
@@ -82,6 +92,7 @@ function rulesOf(rules: FirecrawlOptionFields['extract_rules']): string | null {
 function browserNeeds(body: FirecrawlOptionFields, screenshot: boolean, blockResources: ResourceType[]): string | undefined {
   const needs: Array<[boolean, string]> = [
     [screenshot, 'a screenshot'],
+    [(body.actions?.length ?? 0) > 0, 'actions'],
     [(body.waitFor ?? 0) > 0, 'waitFor'],
     [body.mobile === true, 'mobile'],
     [body.wait_for_selector !== undefined, 'wait_for_selector'],
@@ -98,10 +109,10 @@ function browserNeeds(body: FirecrawlOptionFields, screenshot: boolean, blockRes
  * answered 400). Done once per submission; a job stores the result.
  */
 export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions {
-  if (body.actions !== undefined && body.actions.length > 0) throw invalid('actions', 'actions are not supported by this server: use js_snippet and wait_for_selector', 'value_error.not_supported');
   const formats = formatsOf(body.formats ?? ['markdown']);
   const waitForMs = body.waitFor ?? 0;
   const timeoutMs = body.timeout ?? 60_000;
+  const actions = body.actions === undefined ? [] : actionsOf(body.actions, timeoutMs);
   if (waitForMs > timeoutMs / 2) throw invalid('waitFor', `waitFor may be at most half the timeout (${Math.floor(timeoutMs / 2)} ms)`);
   const blockResources: ResourceType[] = [...new Set(body.block_resource ?? [])];
   const needed = browserNeeds(body, formats.screenshot !== null, blockResources);
@@ -120,6 +131,7 @@ export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions 
       links: formats.names.has('links'),
       images: formats.names.has('images'),
       screenshot: shot && { fullPage: shot.fullPage, quality: shot.quality, width: shot.viewport.width ?? window.width, height: shot.viewport.height ?? window.height },
+      attributes: formats.attributes,
     },
     onlyMainContent: body.onlyMainContent ?? true,
     includeTags: body.includeTags ?? [],
@@ -137,5 +149,6 @@ export function firecrawlOptions(body: FirecrawlOptionFields): FirecrawlOptions 
     sessionId: body.session_id ?? null,
     timeoutMs,
     extractRules: rulesOf(body.extract_rules),
+    actions,
   };
 }

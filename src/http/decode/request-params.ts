@@ -1,6 +1,7 @@
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import type { Cookie, ForwardedMethod } from '../../engines/scrape-request.js';
 import type { components } from '../../generated/openapi-types.js';
+import { actionsParam } from './actions-param.js';
 import { parseCookieList } from './cookie-list.js';
 import { forwardedHeaders } from './forwarded-headers.js';
 import { checkCookie } from './header-values.js';
@@ -24,6 +25,7 @@ export interface ScrapeParams {
   return_page_source?: Param['ReturnPageSource'];
   block_resource?: Param['BlockResource'];
   timeout?: Param['Timeout'];
+  actions?: Param['Actions'];
 }
 
 /** How an operation's request carries what its parameters do not: the method and body forwarded, and its headers. */
@@ -39,6 +41,9 @@ export interface RequestContext {
 /** Turns validated parameters into the one request shape every scrape is (engines/scrape-request.ts). */
 export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeRequest {
   const forwarded = ctx.forwardFrom ? forwardedHeaders(ctx.forwardFrom) : { headers: {}, cookies: [] };
+  const timeoutMs = (p.timeout ?? ctx.timeoutSeconds) * 1000;
+  const actions = actionsParam(p.actions, timeoutMs);
+  if (actions && !p.browser) throw new InvalidValueError('actions', 'actions act on the rendered page: they need browser=true', 'value_error.actions');
   return {
     url: targetUrl(p.url),
     method: ctx.method,
@@ -51,8 +56,9 @@ export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeReq
     waitForSelector: p.wait_for_selector || undefined,
     blockResources: [...new Set(p.block_resource ?? [])],
     proxy: { type: p.proxy_type, country: p.proxy_country?.toUpperCase(), sessionId: p.session_id },
-    timeoutMs: (p.timeout ?? ctx.timeoutSeconds) * 1000,
+    timeoutMs,
     capture: undefined,
+    ...(actions && actions.length > 0 ? { actions } : {}),
   };
 }
 

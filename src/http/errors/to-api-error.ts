@@ -7,6 +7,7 @@ import { ExtractRulesError } from '../../content/extract/extract-rules-error.js'
 import { HtmlWorkBusyError, HtmlWorkTooCostlyError } from '../../content/html-work/html-work-errors.js';
 import { FetchError, UnservedValueError } from '../../egress/fetch-errors.js';
 import { InvalidSelectorError, PageCrashedError } from '../../engines/engine-errors.js';
+import { InvalidActionError } from '../../engines/browser/actions/action-limits.js';
 import { AntiBotDetectedError } from '../../scrape/anti-bot-error.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import { OUTCOME_STATUS, outcomeOf } from '../../scrape/outcome.js';
@@ -75,7 +76,8 @@ function invalidValue(err: unknown, locate: ParamLocator): UnprocessableEntityEr
     return invalid(locate(err.param), err.message, err.param === 'extract_rules' ? 'value_error.extract_rules.too_costly' : 'value_error.page.too_costly');
   }
   const served = err as UnservedValueError;
-  const type = err instanceof InvalidSelectorError ? 'value_error.selector' : served.param === 'browser' ? 'value_error.engine_unavailable' : 'value_error.proxy_unavailable';
+  const type =
+    err instanceof InvalidSelectorError ? 'value_error.selector' : err instanceof InvalidActionError ? 'value_error.actions' : served.param === 'browser' ? 'value_error.engine_unavailable' : 'value_error.proxy_unavailable';
   return invalid(locate(served.param), served.message, type);
 }
 

@@ -5,12 +5,13 @@ import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 
 /**
  * What only a worker can check of the options, checked at submission so that no item fails on
- * it: the extract_rules, and that every includeTags and excludeTags selector is one the service
+ * it: the extract_rules, and that every includeTags, excludeTags and attributes selector is one the service
  * can run (compiled as rules are, off the event loop, under the caller's key).
  */
 export async function checkInWorkers(answers: Answers, options: FirecrawlOptions, keyHash: string): Promise<void> {
   if (options.extractRules !== null) await answers.rules(options.extractRules, keyHash);
-  for (const [param, selectors] of [['includeTags', options.includeTags], ['excludeTags', options.excludeTags]] as const) {
+  const attributes = (options.formats.attributes ?? []).map((a) => a.selector);
+  for (const [param, selectors] of [['includeTags', options.includeTags], ['excludeTags', options.excludeTags], ['formats.attributes', attributes]] as const) {
     if (selectors.length === 0) continue;
     const rules = Object.fromEntries(selectors.map((selector, i) => [String(i), { selector, type: 'item', output: 'text' }]));
     try {

@@ -72,6 +72,7 @@ export function documentAnswer(workers: HtmlWorkers, choice: DocumentAnswerChoic
             excludeTags: options.excludeTags,
             removeBase64Images: options.removeBase64Images,
             wants: { markdown: formats.markdown, html: formats.html, links: wantsLinks, images: formats.images },
+            ...(formats.attributes ? { attributes: formats.attributes } : {}),
           },
           owner,
         );
@@ -80,14 +81,17 @@ export function documentAnswer(workers: HtmlWorkers, choice: DocumentAnswerChoic
         if (formats.rawHtml) document.rawHtml = html;
         if (formats.links) document.links = made.links ?? [];
         if (formats.images) document.images = made.images ?? [];
+        if (made.attributes) document.attributes = made.attributes;
         if (made.warning) document.warning = made.warning;
         if (choice.discoverLinks) links = made.links ?? [];
         if (options.extractRules !== null) document.extracted = await extracted(workers, html, options.extractRules, owner);
         document.metadata = { ...made.metadata, ...document.metadata };
       } else {
         document.warning = `the page is ${contentType}, not a text page: it has no markdown, html or links`;
+        if (options.formats.attributes) document.attributes = options.formats.attributes.map((a) => ({ ...a, values: [] }));
         if (choice.discoverLinks) links = [];
       }
+      if (page.actions) document.actions = page.actions;
       if (page.capture) document.screenshot = `data:${page.capture.contentType};base64,${page.capture.data.toString('base64')}`;
       if (contentType !== undefined) document.metadata.contentType = contentType;
       document.metadata.cacheState = 'miss';

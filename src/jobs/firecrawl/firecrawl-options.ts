@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESOURCE_TYPES } from '../../engines/scrape-request.js';
+import { browserActionsSchema } from '../../engines/browser/actions/browser-action.js';
 import type { StoredScrapeOptions } from '../job-ports.js';
 
 /**
@@ -24,6 +25,12 @@ export const firecrawlOptionsSchema = z.object({
     links: z.boolean(),
     images: z.boolean(),
     screenshot: screenshotSchema.nullable(),
+    /** Firecrawl's `attributes` format; null: not asked for. */
+    attributes: z
+      .array(z.object({ selector: z.string().min(1).max(2048), attribute: z.string().min(1).max(256) }))
+      .max(100)
+      .nullable()
+      .default(null),
   }),
   onlyMainContent: z.boolean(),
   includeTags: z.array(z.string().max(2048)).max(100),
@@ -47,6 +54,8 @@ export const firecrawlOptionsSchema = z.object({
   timeoutMs: z.number().int().min(1000).max(60_000),
   /** The caller's extract_rules, as JSON text. */
   extractRules: z.string().nullable(),
+  /** Firecrawl's browser actions, validated (none for options stored before they were taken). */
+  actions: browserActionsSchema.default([]),
 });
 
 export type FirecrawlOptions = z.infer<typeof firecrawlOptionsSchema>;

@@ -56,5 +56,6 @@ export function itemRequest(url: string, options: FirecrawlOptions, proxyType: P
     proxy: { type: proxyType, country: options.country ?? undefined, sessionId: options.sessionId ?? undefined },
     timeoutMs: options.timeoutMs,
     capture: captureOf(options),
+    ...(options.actions.length > 0 ? { actions: options.actions } : {}),
   };
 }

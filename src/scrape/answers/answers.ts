@@ -122,6 +122,7 @@ export class Answers {
           xhrs: page.xhrs,
           iframes: page.iframes,
           ...(page.capture ? { screenshot: page.capture.data.toString('base64') } : {}),
+          ...(page.actions ? { actions: page.actions } : {}),
         };
         const object = JSON.stringify(answer);
         // The object always has members, so its text ends in "}" after at least one of them.

@@ -18,7 +18,7 @@ function refused(body: FirecrawlOptionFields): InvalidValueError {
 describe('firecrawlOptions: Firecrawl\'s names and scrapegate\'s, one meaning each', () => {
   it('defaults: markdown, main content, plain HTTP, a datacenter proxy, 60 s', () => {
     const o = firecrawlOptions({});
-    expect(o.formats).to.deep.equal({ markdown: true, html: false, rawHtml: false, links: false, images: false, screenshot: null });
+    expect(o.formats).to.deep.equal({ markdown: true, html: false, rawHtml: false, links: false, images: false, screenshot: null, attributes: null });
     expect(o).to.include({ onlyMainContent: true, browser: false, proxy: 'basic', timeoutMs: 60_000, removeBase64Images: true, waitForMs: 0 });
     const request = itemRequest('http://127.0.0.1/x', o, 'datacenter');
     expect(request).to.include({ browser: false, timeoutMs: 60_000, jsSnippet: undefined, capture: undefined });
@@ -44,7 +44,22 @@ describe('firecrawlOptions: Firecrawl\'s names and scrapegate\'s, one meaning ea
   it('refuses by name what scrapegate does not do', () => {
     expect(refused({ formats: ['markdown', { type: 'json' }] }).values[0]).to.include({ param: 'formats.1', type: 'value_error.not_supported' });
     expect(refused({ formats: ['changeTracking'] }).message).to.match(/changeTracking format is not supported/);
-    expect(refused({ actions: [{ type: 'wait' }] }).values[0].param).to.equal('actions');
+  });
+
+  it('attributes: the selectors of every attributes format, one list; none given refused', () => {
+    const o = firecrawlOptions({ formats: ['markdown', { type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }] }] });
+    expect(o.formats).to.deep.include({ markdown: true, attributes: [{ selector: 'a', attribute: 'href' }] });
+    expect(o.browser).to.equal(false);
+    expect(refused({ formats: [{ type: 'attributes' }] }).values[0].param).to.equal('formats.0.selectors');
+  });
+
+  it('actions: validated into what the engine runs, in the browser; browser false refused', () => {
+    const o = firecrawlOptions({ actions: [{ type: 'click', selector: '#a', all: false }, { type: 'wait', milliseconds: 5 }] });
+    expect(o).to.deep.include({ browser: true, actions: [{ type: 'click', selector: '#a', all: false }, { type: 'wait', milliseconds: 5 }] });
+    expect(itemRequest('http://127.0.0.1/x', o, 'datacenter').actions).to.deep.equal(o.actions);
+    expect(itemRequest('http://127.0.0.1/x', firecrawlOptions({}), 'datacenter').actions).to.equal(undefined);
+    expect(refused({ actions: [{ type: 'wait' }] }).values[0]).to.include({ param: 'actions.0', type: 'value_error.actions' });
+    expect(refused({ browser: false, actions: [{ type: 'scrape' }] }).values[0].param).to.equal('browser');
   });
 
   it('proxy and proxy_type, location.country and proxy_country: one choice each, a contradiction refused', () => {

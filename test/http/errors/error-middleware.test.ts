@@ -8,6 +8,7 @@ import { BrowserBudgetExceededError, ConcurrencyLimitError, InsufficientCreditsE
 import { errorMiddleware } from '../../../src/http/errors/error-middleware.js';
 import { TargetUnreachableError } from '../../../src/egress/fetch-errors.js';
 import { EngineUnavailableError, InvalidSelectorError } from '../../../src/engines/engine-errors.js';
+import { InvalidActionError } from '../../../src/engines/browser/actions/action-limits.js';
 import { AntiBotDetectedError } from '../../../src/scrape/anti-bot-error.js';
 import { InvalidValueError } from '../../../src/scrape/invalid-value-error.js';
 import { inQuery, toApiError, type ParamLocator } from '../../../src/http/errors/to-api-error.js';
@@ -58,6 +59,7 @@ describe('toApiError, the one translation', () => {
     expect(loc(new EngineUnavailableError('off'))).to.deep.equal([['query', 'browser']]);
     expect(loc(new EngineUnavailableError('off'), v1Post)).to.deep.equal([['body', 'browser']]);
     expect(loc(new InvalidSelectorError('bad'), v1Post)).to.deep.equal([['query', 'wait_for_selector']]);
+    expect(toApiError(new InvalidActionError('actions.2.selector', 'action 2: no element matches "#a"'), inQuery, 1)).to.deep.include({ issues: [{ loc: ['query', 'actions.2.selector'], msg: 'action 2: no element matches "#a"', type: 'value_error.actions' }] });
     expect(loc(new InvalidValueError('url', 'refused', 'value_error.url.forbidden'), v1Post)).to.deep.equal([['body', 'url']]);
     expect(loc(new InvalidValueError('svc-X', 'bad', 'value_error.header', 'header'), v1Post)).to.deep.equal([['header', 'svc-X']]);
   });

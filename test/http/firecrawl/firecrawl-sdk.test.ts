@@ -2,15 +2,7 @@ import { expect } from 'chai';
 import type { BatchSubmission, JobDocument } from '../../../src/jobs/job-ports.js';
 import { inProcessServer, type InProcessServer } from '../../helpers/in-process-server.js';
 import { InMemoryJobs } from '../../helpers/in-memory-jobs.js';
-
-/** What these tests use of Firecrawl's JS SDK (`@mendable/firecrawl-js` 4.x). */
-interface Sdk {
-  scrape(url: string, options?: Record<string, unknown>): Promise<JobDocument>;
-  batchScrape(urls: string[], options?: Record<string, unknown>): Promise<{ status: string; total: number; completed: number; creditsUsed: number; data: JobDocument[] }>;
-  startBatchScrape(urls: string[], options?: Record<string, unknown>): Promise<{ id: string; url: string; invalidURLs?: string[] }>;
-  watcher(id: string, options: Record<string, unknown>): { on(event: string, listener: (state: { status: string; data: unknown[] }) => void): void; start(): Promise<void>; close(): void };
-}
-type SdkClass = new (options: { apiKey: string; apiUrl: string }) => Sdk;
+import { loadFirecrawlSdk, type FirecrawlSdk, type FirecrawlSdkClass } from '../../helpers/firecrawl-sdk.js';
 
 /** A job port whose batches complete 1 s after their start, each URL a document. */
 class FinishingJobs extends InMemoryJobs {
@@ -26,23 +18,21 @@ class FinishingJobs extends InMemoryJobs {
 
 /**
  * Firecrawl's own JS SDK against the dialect, unchanged: scrape, a batch it polls and pages
- * through, its WebSocket watcher falling back to polling, and its errors. Runs where the SDK is
- * installed (a devDependency to add: `@mendable/firecrawl-js@4.42.0`); skipped elsewhere.
+ * through, its WebSocket watcher falling back to polling, and its errors, over a job port that
+ * finishes batches on its own. The SDK comes from test/sdk (`npm ci --prefix test/sdk`, which
+ * `npm test` runs); skipped where it is not installed.
  */
 describe("Firecrawl's JS SDK against the dialect, in process", function () {
   this.timeout(60_000);
-  let Firecrawl: SdkClass;
+  let Firecrawl: FirecrawlSdkClass;
   let s: InProcessServer;
-  let sdk: Sdk;
+  let sdk: FirecrawlSdk;
   const PAGE = '<html><head><title>SDK page</title></head><body><main><h1>Hello SDK</h1><a href="/n">n</a></main></body></html>';
 
   before(async function () {
-    const name = '@mendable/firecrawl-js';
-    try {
-      Firecrawl = ((await import(name)) as { default: SdkClass }).default;
-    } catch {
-      this.skip();
-    }
+    const loaded = await loadFirecrawlSdk();
+    if (!loaded) this.skip();
+    Firecrawl = loaded;
     s = await inProcessServer({ '/page': { body: Buffer.from(PAGE), headers: [['Content-Type', 'text/html']] } }, {}, { jobs: new FinishingJobs() });
     sdk = new Firecrawl({ apiKey: await s.store.key({ credits: 1_000 }), apiUrl: s.base });
   });

@@ -22,7 +22,7 @@ const KEY = 'sg_documents_test_key';
 const T0 = Date.now();
 
 export const PLAIN_MARKDOWN: FirecrawlOptions = {
-  formats: { markdown: true, html: false, rawHtml: false, links: false, images: false, screenshot: null },
+  formats: { markdown: true, html: false, rawHtml: false, links: false, images: false, screenshot: null, attributes: null },
   onlyMainContent: true,
   includeTags: [],
   excludeTags: [],
@@ -40,6 +40,7 @@ export const PLAIN_MARKDOWN: FirecrawlOptions = {
   sessionId: null,
   timeoutMs: 5_000,
   extractRules: null,
+  actions: [],
 };
 
 /** The document maker over the real scrape service and HTML workers, a scripted engine and the in-memory ledger. */

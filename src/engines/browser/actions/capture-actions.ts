@@ -1,0 +1,44 @@
+import type { Capture } from '../../fetcher.js';
+import { PageCapture } from '../page-capture.js';
+import { actionTime, type ActionPage } from './action-page.js';
+import type { ActionOf } from './browser-action.js';
+
+function dataUri(capture: Capture): string {
+  return `data:${capture.contentType};base64,${capture.data.toString('base64')}`;
+}
+
+/** The window as the page is now laid out in it, in CSS pixels. */
+async function currentWindow(page: ActionPage): Promise<{ width: number; height: number }> {
+  const metrics = await page.cdp.send<{ cssLayoutViewport: { clientWidth: number; clientHeight: number } }>('Page.getLayoutMetrics', {}, Math.max(1, actionTime(page)));
+  return { width: Math.round(metrics.cssLayoutViewport.clientWidth), height: Math.round(metrics.cssLayoutViewport.clientHeight) };
+}
+
+/**
+ * A screenshot of the page as it is now, as a `data:` URI: PNG, or JPEG with a quality; in the
+ * window it names (which stays for the rest of the render), else the window as it is. Bounded as
+ * /v2/screenshot's are (16,384 px tall, 20 MB).
+ */
+export async function screenshot(page: ActionPage, action: ActionOf<'screenshot'>): Promise<string> {
+  if (action.viewport) await page.useWindow(action.viewport);
+  const window = action.viewport ?? (await currentWindow(page));
+  const capture = await new PageCapture(page.cdp, page.reader).take(
+    { kind: 'screenshot', format: action.quality === undefined ? 'png' : 'jpeg', quality: action.quality, fullPage: action.fullPage, selector: undefined, ...window },
+    Math.max(1, actionTime(page)),
+  );
+  return dataUri(capture);
+}
+
+/** The page printed as it is now, as a `data:application/pdf` URI (20 MB at most, as /v2/pdf's). */
+export async function pdf(page: ActionPage, action: ActionOf<'pdf'>): Promise<string> {
+  const capture = await new PageCapture(page.cdp, page.reader).take(
+    { kind: 'pdf', paper: action.format, landscape: action.landscape, printBackground: true, scale: action.scale },
+    Math.max(1, actionTime(page)),
+  );
+  return dataUri(capture);
+}
+
+/** The page's HTML as it is now, and where it is (within the render's size limit). */
+export async function scrape(page: ActionPage): Promise<{ url: string; html: string }> {
+  const read = await page.reader.main(page.maxBodyBytes, false);
+  return { url: read.url, html: read.html };
+}

@@ -1,0 +1,123 @@
+import { expect } from 'chai';
+import { OwnPorts } from '../../../../src/egress/target-policy/own-ports.js';
+import type { ActionPage } from '../../../../src/engines/browser/actions/action-page.js';
+import { executeJavascript, MAX_SCRIPT_RETURN_CHARS } from '../../../../src/engines/browser/actions/script-action.js';
+import { BrowserSession } from '../../../../src/engines/browser/browser-session.js';
+import type { CdpSession } from '../../../../src/engines/browser/cdp-session.js';
+import type { PageReader } from '../../../../src/engines/browser/page-reader.js';
+import { Deadline } from '../../../../src/time/deadline.js';
+import { directEgress } from '../../../helpers/egress.js';
+import { recordStartedGroup } from '../../../helpers/started-processes.js';
+import { TargetServer } from '../../../helpers/target-server.js';
+
+const CAP = MAX_SCRIPT_RETURN_CHARS;
+
+/**
+ * The session's DevTools connection, each answer's size kept: what crossed from the browser for
+ * every command (the socket carries the answer's JSON, whatever else the command did).
+ */
+function measured(cdp: CdpSession, sizes: number[]): CdpSession {
+  return new Proxy(cdp, {
+    get(target, name) {
+      if (name === 'send') {
+        return async (method: string, params?: object, timeoutMs?: number) => {
+          const answer: unknown = await target.send(method, params, timeoutMs);
+          sizes.push(JSON.stringify(answer).length);
+          return answer;
+        };
+      }
+      const member: unknown = Reflect.get(target, name, target);
+      return typeof member === 'function' ? member.bind(target) : member;
+    },
+  });
+}
+
+describe('executeJavascript (real Chromium): the value measured in the page, only a bounded answer crossing', function () {
+  this.timeout(60_000);
+  let target: TargetServer;
+  let session: BrowserSession;
+  let sizes: number[];
+  let page: ActionPage;
+  const run = (script: string) => executeJavascript(page, { type: 'executeJavascript', script });
+
+  before(async () => {
+    target = await new TargetServer().start();
+    target.route('/strict', (_req, res) =>
+      void res
+        .writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "script-src 'none'; require-trusted-types-for 'script'" })
+        .end('<p id="p">strict</p>'),
+    );
+    session = await BrowserSession.create({ chromiumPath: '/usr/bin/chromium', chromedriverPath: '/usr/bin/chromedriver', remoteUrl: undefined, gatewayHost: '127.0.0.1', ownPorts: new OwnPorts() });
+    recordStartedGroup(session.processGroup);
+    session.gateway.serve(directEgress({ allowPrivate: true, budgetMs: 60_000 }));
+    await session.driver.get(target.url('/page'));
+  });
+  beforeEach(() => {
+    sizes = [];
+    page = {
+      cdp: measured(session.cdp, sizes),
+      mainFrameId: session.mainFrameId,
+      reader: {} as PageReader,
+      useWindow: async () => undefined,
+      deadline: new Deadline(20_000),
+      ends: new AbortController().signal,
+      maxBodyBytes: 10 * 1024 * 1024,
+    };
+  });
+  after(async () => {
+    session?.gateway.finish();
+    await session?.quit();
+    await target?.stop();
+  });
+
+  it('answers each kind of value as Firecrawl does: its type, its JSON value', async () => {
+    expect(await run("document.title + '|' + location.pathname")).to.deep.equal({ type: 'string', value: 'Target|/page' });
+    expect(await run('let a = 2; a * 21')).to.deep.equal({ type: 'number', value: 42 });
+    expect(await run("new Promise((done) => setTimeout(() => done({ n: [1, 'two'], t: true }), 5))")).to.deep.equal({ type: 'object', value: { n: [1, 'two'], t: true } });
+    expect(await run('[1, 2]')).to.deep.equal({ type: 'array', value: [1, 2] });
+    expect(await run('null')).to.deep.equal({ type: 'object', value: null });
+    expect(await run('undefined')).to.deep.equal({ type: 'undefined', value: null });
+    expect(await run('(() => 1)')).to.deep.equal({ type: 'function', value: null });
+    expect(await run('10n')).to.deep.equal({ type: 'bigint', value: null });
+    expect(await run('NaN')).to.deep.equal({ type: 'number', value: null });
+    expect(await run('const o = {}; o.o = o; o')).to.deep.equal({ type: 'object', value: null });
+    expect(await run('var kept = 7; kept')).to.deep.equal({ type: 'number', value: 7 });
+    expect(await run('window.kept')).to.deep.equal({ type: 'number', value: 7 });
+  });
+
+  it('a script that throws, rejects or does not parse is an error that says nothing of it', async () => {
+    for (const script of ["throw new Error('secret words')", "Promise.reject('secret words')", 'this is not javascript(']) {
+      expect(await run(script)).to.deep.equal({ type: 'error', value: 'the script threw an exception' });
+    }
+  });
+
+  it(`a string of ${CAP + 1} characters is refused in the page: the answer crossing is as small as a small value's`, async () => {
+    expect(await run("'x'.repeat(10)")).to.deep.equal({ type: 'string', value: 'xxxxxxxxxx' });
+    const small = Math.max(...sizes);
+    sizes.length = 0;
+    expect(await run(`'x'.repeat(${CAP + 1})`)).to.deep.equal({ type: 'error', value: `the value is at least ${CAP + 3} characters of JSON: at most ${CAP} are answered` });
+    const large = Math.max(...sizes);
+    // The same few dozen characters of envelope: the value's megabyte never left the browser.
+    expect(large / small).to.be.lessThan(2);
+    expect(large).to.be.lessThan(1_000);
+  });
+
+  it('so are a large object, a large thrown value and a large value the page disguises, whatever its own JSON says', async () => {
+    const big = `Array.from({ length: ${CAP} }, (_, i) => i)`;
+    expect((await run(big)).type).to.equal('error');
+    expect(await run(`throw 'x'.repeat(${4 * CAP})`)).to.deep.equal({ type: 'error', value: 'the script threw an exception' });
+    expect(await run(`Promise.reject(new Error('x'.repeat(${4 * CAP})))`)).to.deep.equal({ type: 'error', value: 'the script threw an exception' });
+    // A page that makes JSON.stringify lie: what it says is measured as it is.
+    expect((await run(`JSON.stringify = () => 'y'.repeat(${2 * CAP}); ({ a: 1 })`)).value).to.contain('characters of JSON');
+    expect(await run("JSON.stringify = () => 'not json'; ({ a: 1 })")).to.deep.equal({ type: 'object', value: null });
+    expect(Math.max(...sizes)).to.be.lessThan(1_000);
+  });
+
+  it("runs on a page whose CSP forbids every script and code from strings, as DevTools' evaluation does", async () => {
+    await session.driver.get(target.url('/strict'));
+    expect(await run("document.getElementById('p').textContent")).to.deep.equal({ type: 'string', value: 'strict' });
+    expect(await run('[1, 2].map((n) => n * 2)')).to.deep.equal({ type: 'array', value: [2, 4] });
+    // The policy holds for the page's own code, once DevTools' evaluation is over.
+    expect(await run("new Promise((done) => setTimeout(() => { try { eval('1'); done('allowed'); } catch (e) { done(e.name); } }, 0))")).to.deep.equal({ type: 'string', value: 'EvalError' });
+  });
+});
