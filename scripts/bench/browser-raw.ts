@@ -7,7 +7,8 @@ import chrome from 'selenium-webdriver/chrome.js';
 import { CdpSession } from '../../src/engines/browser/cdp-session.js';
 import { chromiumOptions } from '../../src/engines/browser/chromium-options.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/** The browser scrapegate's server runs too (its `CHROMIUM_PATH`), so that both sides render alike. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMEDRIVER = '/usr/bin/chromedriver';
 
 /** none: the page only; clear: then cookies, every storage type of every frame's origin, the cache; context: each page in a new context, disposed after it. */
