@@ -23,6 +23,11 @@ export interface FirecrawlSdk {
   getBatchScrapeStatus(id: string, pagination?: { autoPaginate?: boolean; maxPages?: number }): Promise<SdkBatchJob>;
   batchScrape(urls: string[], options?: Record<string, unknown>): Promise<SdkBatchJob>;
   cancelBatchScrape(id: string): Promise<boolean>;
+  crawl(url: string, options?: Record<string, unknown>): Promise<SdkBatchJob>;
+  startCrawl(url: string, options?: Record<string, unknown>): Promise<{ id: string; url: string }>;
+  getCrawlStatus(id: string, pagination?: { autoPaginate?: boolean; maxPages?: number }): Promise<SdkBatchJob>;
+  getCrawlErrors(id: string): Promise<{ errors: Array<{ id: string; url: string; error: string }>; robotsBlocked: string[] }>;
+  map(url: string, options?: Record<string, unknown>): Promise<{ links: Array<{ url: string; title?: string; description?: string }> }>;
   watcher(id: string, options: Record<string, unknown>): { on(event: string, listener: (state: { status: string; data: unknown[] }) => void): void; start(): Promise<void>; close(): void };
 }
 export type FirecrawlSdkClass = new (options: { apiKey: string; apiUrl: string }) => FirecrawlSdk;
