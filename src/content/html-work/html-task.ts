@@ -7,6 +7,7 @@ import { MAX_DOM_DEPTH } from '../dom-depth.js';
 import { pageDocument } from '../page-document/page-document.js';
 import { documentText, pageText } from '../text/page-text.js';
 import { htmlToPlainText } from '../text/plain-text.js';
+import { sitemapXml } from '../sitemap/sitemap-xml.js';
 import { keptByPatterns } from '../url-patterns/url-patterns.js';
 
 /**
@@ -65,7 +66,10 @@ function rulesTask(raw: string): RulesOutcome {
   }
 }
 
-/** The HTML work an answer may need, by name: pure functions of their input, run in a worker thread. */
+/**
+ * The HTML work an answer may need, by name: pure functions of their input, run in a worker
+ * thread (a streaming parser's may be asynchronous: the thread runs one task at a time anyway).
+ */
 export const HTML_TASKS = {
   text: (html: string): string => pageText(html),
   markdown: (input: HtmlToMarkdownInput): string => htmlToMarkdown(input),
@@ -74,11 +78,12 @@ export const HTML_TASKS = {
   rules: rulesTask,
   pageDocument,
   urlPatterns: keptByPatterns,
+  sitemapXml,
 };
 
 export type HtmlTaskName = keyof typeof HTML_TASKS;
 export type HtmlTaskInput<K extends HtmlTaskName> = Parameters<(typeof HTML_TASKS)[K]>[0];
-export type HtmlTaskOutput<K extends HtmlTaskName> = ReturnType<(typeof HTML_TASKS)[K]>;
+export type HtmlTaskOutput<K extends HtmlTaskName> = Awaited<ReturnType<(typeof HTML_TASKS)[K]>>;
 
 export interface HtmlTaskMessage {
   id: number;

@@ -24,11 +24,11 @@ function lowerPriority(): void {
 lowerPriority();
 
 /** A worker thread of HtmlWorkers: runs one named task at a time and answers with its output. */
-parentPort?.on('message', (message: HtmlTaskMessage) => {
+parentPort?.on('message', async (message: HtmlTaskMessage) => {
   let reply: HtmlTaskReply;
   try {
     const task = HTML_TASKS[message.name] as (input: unknown) => unknown;
-    reply = { id: message.id, output: task(message.input) };
+    reply = { id: message.id, output: await task(message.input) };
   } catch (err) {
     reply = { id: message.id, error: err instanceof Error ? err.message : String(err) };
   }

@@ -63,8 +63,9 @@ function tooCostly(name: HtmlTaskName, limit: string): HtmlWorkTooCostlyError {
     text: "reading this page's text",
     pageDocument: 'making this page into a document',
     urlPatterns: "matching a crawl's includePaths and excludePaths",
+    sitemapXml: "reading a site's sitemap",
   }[name];
-  return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' || name === 'pageDocument' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
+  return new HtmlWorkTooCostlyError(name === 'markdown' || name === 'text' || name === 'pageDocument' || name === 'sitemapXml' ? 'url' : 'extract_rules', `${what} takes ${limit}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { decodeOptions } from '../firecrawl/firecrawl-options.js';
+import type { HtmlWorkers } from '../../content/html-work/html-workers.js';
 import type { FirecrawlDocuments } from '../firecrawl/firecrawl-documents.js';
 import type { DocumentScraper, ItemScrape, ScrapedDocument, StoredScrapeOptions } from '../job-ports.js';
 import { RetryablePageError } from '../retryable-page-error.js';
@@ -9,7 +10,7 @@ import type { HostGate, HostRule } from './host-gate.js';
 import type { Candidate, LinkFilter } from './link-filter.js';
 import type { RobotsBook, RobotsRules } from './robots-book.js';
 import type { SiteFiles } from './site-fetcher.js';
-import { sitemapUrls } from './sitemap-reader.js';
+import { sitemapUrls, type SitemapParser } from './sitemap-reader.js';
 import { keyDigest, urlKey } from './url-key.js';
 
 export interface CrawlScraperDeps {
@@ -19,6 +20,8 @@ export interface CrawlScraperDeps {
   robots: RobotsBook;
   files: SiteFiles;
   filter: LinkFilter;
+  /** Where a site's sitemaps are parsed (their `sitemapXml` task). */
+  sitemapWorkers: HtmlWorkers;
   /** CRAWL_HOST_CONCURRENCY: a host's requests at once when no delay applies. */
   hostCap: number;
 }
@@ -76,7 +79,7 @@ export class CrawlScraper implements DocumentScraper {
       await this.deps.store.discover(page.jobId, [], [{ url: page.url, digest: `robots-${digest}`.slice(0, 40), depth: 0, foundOn: undefined }], rules.limit, Date.now());
       throw new RobotsRefusedError();
     }
-    const fromSitemaps = start && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots) : [];
+    const fromSitemaps = start && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots, item.caller.keyHash) : [];
     const host = new URL(item.url).host;
     const turn = await this.deps.gate.enter(host, this.hostRule(rules, robots, options.timeoutMs), item.cancelled);
     try {
@@ -123,8 +126,9 @@ export class CrawlScraper implements DocumentScraper {
     return links.map((url) => ({ url, depth, foundOn: page.url }));
   }
 
-  private async sitemapCandidates(rules: CrawlRules, robots: RobotsRules | undefined): Promise<Candidate[]> {
-    const urls = await sitemapUrls(this.deps.files, new URL(rules.startUrl), robots?.sitemaps ?? [], {
+  private async sitemapCandidates(rules: CrawlRules, robots: RobotsRules | undefined, keyHash: string): Promise<Candidate[]> {
+    const parse: SitemapParser = (input) => this.deps.sitemapWorkers.run('sitemapXml', input, { key: keyHash });
+    const urls = await sitemapUrls(this.deps.files, parse, new URL(rules.startUrl), robots?.sitemaps ?? [], {
       maxFiles: SITEMAP_FILES, maxUrls: Math.min(rules.limit * 2, 100_000), maxBytes: SITEMAP_BYTES, deadline: Date.now() + SITEMAP_MS,
     });
     return urls.map((url) => ({ url, depth: 0, foundOn: undefined }));

@@ -1,3 +1,4 @@
+import type { HtmlWorkers } from '../../content/html-work/html-workers.js';
 import type { TargetPolicy } from '../../egress/target-policy/target-policy.js';
 import { outcomeOf } from '../../scrape/outcome.js';
 import type { Caller } from '../../scrape/scrape-service.js';
@@ -7,7 +8,7 @@ import { CrawlScope } from './crawl-scope.js';
 import { refusedLink } from './link-filter.js';
 import type { RobotsBook } from './robots-book.js';
 import type { SiteFiles } from './site-fetcher.js';
-import { sitemapUrls } from './sitemap-reader.js';
+import { sitemapUrls, type SitemapParser } from './sitemap-reader.js';
 import { urlKey } from './url-key.js';
 
 export interface MapLink {
@@ -34,6 +35,8 @@ export interface SiteMapperDeps {
   robots: RobotsBook;
   files: SiteFiles;
   policy: TargetPolicy;
+  /** Where a site's sitemaps are parsed (their `sitemapXml` task). */
+  sitemapWorkers: HtmlWorkers;
 }
 
 /** Pages a map fetches at most, the start among them, when sitemaps and the start page give fewer URLs than asked. */
@@ -83,7 +86,8 @@ export class SiteMapper {
     const fromSitemap = new Set<string>();
     if (request.sitemap !== 'skip') {
       const robots = await this.deps.robots.rulesOf(start.href);
-      const urls = await sitemapUrls(this.deps.files, start, robots.sitemaps, {
+      const parse: SitemapParser = (input) => this.deps.sitemapWorkers.run('sitemapXml', input, { key: request.caller.keyHash });
+      const urls = await sitemapUrls(this.deps.files, parse, start, robots.sitemaps, {
         maxFiles: SITEMAP_FILES, maxUrls: request.limit, maxBytes: SITEMAP_BYTES, deadline: deadline - PAGE_MIN_MS,
       });
       for (const url of urls) if (add(url)) fromSitemap.add(url);

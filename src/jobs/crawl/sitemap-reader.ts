@@ -1,9 +1,6 @@
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Writable } from 'node:stream';
 import { gunzip } from 'node:zlib';
 import { promisify } from 'node:util';
-import { XMLToSitemapIndexStream, XMLToSitemapItemStream } from 'sitemap';
+import type { SitemapXmlInput, SitemapXmlOutput } from '../../content/sitemap/sitemap-xml.js';
 import type { SiteFiles } from './site-fetcher.js';
 
 const unzip = promisify(gunzip);
@@ -19,17 +16,21 @@ export interface SitemapLimits {
   deadline: number;
 }
 
-/** Bytes fed to the parser at a time: each slice is its own turn of the event loop. */
-const SLICE = 64 * 1024;
+/**
+ * Parses one file's bytes into its URLs: the HTML workers' `sitemapXml` task, so that a site's
+ * XML is never parsed on the event loop. Rejects when the file cannot be parsed (or in time).
+ */
+export type SitemapParser = (input: SitemapXmlInput) => Promise<SitemapXmlOutput>;
+
 const FETCH_MS = 15_000;
 
 /**
  * The URLs of a site's sitemaps: those robots.txt names and /sitemap.xml, nested indexes
- * followed, `.gz` files (or gzip bodies) inflated within the size bound, each parsed by the
- * `sitemap` package's streaming parsers a slice at a time. Bounded in files, URLs, bytes and
- * time; a file that cannot be read is skipped.
+ * followed, `.gz` files (or gzip bodies) inflated within the size bound (zlib works off the
+ * event loop), each parsed by `parse` on a worker thread. Bounded in files, URLs, bytes and time;
+ * a file that cannot be read is skipped.
  */
-export async function sitemapUrls(files: SiteFiles, start: URL, fromRobots: string[], limits: SitemapLimits): Promise<string[]> {
+export async function sitemapUrls(files: SiteFiles, parse: SitemapParser, start: URL, fromRobots: string[], limits: SitemapLimits): Promise<string[]> {
   const queue = [...new Set([...fromRobots, `${start.origin}/sitemap.xml`])];
   const seen = new Set<string>();
   const urls = new Set<string>();
@@ -49,14 +50,11 @@ export async function sitemapUrls(files: SiteFiles, start: URL, fromRobots: stri
         continue;
       }
     }
-    if (xml.length > limits.maxBytes) continue;
-    const head = xml.subarray(0, 2048).toString('utf8');
+    if (xml.length > limits.maxBytes || xml.length === 0) continue;
     try {
-      if (head.includes('<sitemapindex')) {
-        for (const child of await parse(xml, new XMLToSitemapIndexStream(), (item: { url: string }) => item.url, limits.maxFiles)) queue.push(child);
-      } else {
-        for (const url of await parse(xml, new XMLToSitemapItemStream(), (item: { url: string }) => item.url, limits.maxUrls - urls.size)) urls.add(url);
-      }
+      const parsed = await parse({ xml: ownBytes(xml), maxUrls: limits.maxUrls - urls.size, maxSitemaps: limits.maxFiles, deadline: limits.deadline });
+      if (parsed.index) queue.push(...parsed.urls);
+      else for (const url of parsed.urls) urls.add(url);
     } catch {
       continue;
     }
@@ -64,21 +62,7 @@ export async function sitemapUrls(files: SiteFiles, start: URL, fromRobots: stri
   return [...urls];
 }
 
-async function parse<T>(xml: Buffer, parser: NodeJS.ReadWriteStream, urlOf: (item: T) => string, max: number): Promise<string[]> {
-  const out: string[] = [];
-  const slices = function* () {
-    for (let i = 0; i < xml.length; i += SLICE) yield xml.subarray(i, i + SLICE);
-  };
-  await pipeline(
-    Readable.from(slices()),
-    parser,
-    new Writable({
-      objectMode: true,
-      write(item: T, _enc, done) {
-        if (out.length < max) out.push(urlOf(item));
-        done();
-      },
-    }),
-  );
-  return out;
+/** The bytes alone: a view's whole backing buffer would be copied to the worker with it. */
+function ownBytes(xml: Buffer): Uint8Array {
+  return xml.byteOffset === 0 && xml.byteLength === xml.buffer.byteLength ? xml : new Uint8Array(xml);
 }
