@@ -6,6 +6,7 @@ import { RetryablePageError } from '../retryable-page-error.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import { decodeRules, type CrawlRules } from './crawl-rules.js';
 import type { CrawlPage, CrawlStore } from './crawl-store.js';
+import { GatedFiles } from './gated-files.js';
 import type { HostGate, HostRule } from './host-gate.js';
 import type { Candidate, LinkFilter } from './link-filter.js';
 import type { RobotsBook, RobotsRules } from './robots-book.js';
@@ -72,14 +73,16 @@ export class CrawlScraper implements DocumentScraper {
     const rules = known ?? this.rules(await pending);
     const start = known === undefined && (await pending).idx === 0;
     const options = decodeOptions(item.options);
-    const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(item.url);
+    // robots.txt and sitemaps are read in their host's turns, as its pages are, before this page's.
+    const files = new GatedFiles(this.deps.files, this.deps.gate, this.deps.hostCap, item.cancelled);
+    const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(item.url, files);
     if (start && robots && !robots.allows(item.url, rules.robotsAgent)) {
       const page = await pending;
       const digest = keyDigest(urlKey(page.url, { ignoreQuery: false, similar: false }) ?? page.url);
       await this.deps.store.discover(page.jobId, [], [{ url: page.url, digest: `robots-${digest}`.slice(0, 40), depth: 0, foundOn: undefined }], rules.limit, Date.now());
       throw new RobotsRefusedError();
     }
-    const fromSitemaps = start && rules.sitemap !== 'skip' ? await this.sitemapCandidates(rules, robots, item.caller.keyHash) : [];
+    const fromSitemaps = start && rules.sitemap !== 'skip' ? await this.sitemapCandidates(files, rules, robots, item.caller.keyHash) : [];
     const host = new URL(item.url).host;
     const turn = await this.deps.gate.enter(host, this.hostRule(rules, robots, options.timeoutMs), item.cancelled);
     try {
@@ -126,9 +129,9 @@ export class CrawlScraper implements DocumentScraper {
     return links.map((url) => ({ url, depth, foundOn: page.url }));
   }
 
-  private async sitemapCandidates(rules: CrawlRules, robots: RobotsRules | undefined, keyHash: string): Promise<Candidate[]> {
+  private async sitemapCandidates(files: SiteFiles, rules: CrawlRules, robots: RobotsRules | undefined, keyHash: string): Promise<Candidate[]> {
     const parse: SitemapParser = (input) => this.deps.sitemapWorkers.run('sitemapXml', input, { key: keyHash });
-    const urls = await sitemapUrls(this.deps.files, parse, new URL(rules.startUrl), robots?.sitemaps ?? [], {
+    const urls = await sitemapUrls(files, parse, new URL(rules.startUrl), robots?.sitemaps ?? [], {
       maxFiles: SITEMAP_FILES, maxUrls: Math.min(rules.limit * 2, 100_000), maxBytes: SITEMAP_BYTES, deadline: Date.now() + SITEMAP_MS,
     });
     return urls.map((url) => ({ url, depth: 0, foundOn: undefined }));

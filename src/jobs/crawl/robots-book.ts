@@ -33,19 +33,27 @@ export class RobotsBook {
 
   constructor(private readonly files: SiteFiles) {}
 
-  rulesOf(url: string): Promise<RobotsRules> {
+  /**
+   * The origin's rules, read through `files` when not kept (a crawl's page passes its host's
+   * gated files: gated-files.ts). A read that throws (the host's turn did not come) is not kept.
+   */
+  rulesOf(url: string, files: SiteFiles = this.files): Promise<RobotsRules> {
     const origin = new URL(url).origin;
     const now = Date.now();
     const hit = this.kept.get(origin);
     if (hit && now - hit.at < KEEP_MS) return hit.rules;
     if (this.kept.size >= MAX_ORIGINS) this.kept.delete(this.kept.keys().next().value as string);
-    const rules = this.read(origin);
-    this.kept.set(origin, { at: now, rules });
+    const rules = this.read(origin, files);
+    const entry = { at: now, rules };
+    this.kept.set(origin, entry);
+    rules.catch(() => {
+      if (this.kept.get(origin) === entry) this.kept.delete(origin);
+    });
     return rules;
   }
 
-  private async read(origin: string): Promise<RobotsRules> {
-    const file = await this.files.get(`${origin}/robots.txt`, FETCH_MS);
+  private async read(origin: string, files: SiteFiles): Promise<RobotsRules> {
+    const file = await files.get(`${origin}/robots.txt`, FETCH_MS);
     if (!file || (file.status >= 400 && file.status < 500)) return ALLOW_ALL;
     if (file.status >= 500) return { allows: () => false, delayMs: () => undefined, sitemaps: [] };
     const robots = robotsParser(`${origin}/robots.txt`, file.body.subarray(0, MAX_ROBOTS_BYTES).toString('utf8'));
