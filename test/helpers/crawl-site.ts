@@ -34,7 +34,8 @@ export interface CrawlSiteOptions {
  * linking its children and the same hostile things — itself spelled five ways, a page robots.txt
  * disallows, a redirect loop, a second host (127.0.0.2), the metadata and a private address, the
  * service's own port, an endless calendar (?page=N), and pages that answer 429 with Retry-After
- * once. robots.txt names a sitemap index whose child is gzipped. Every request is logged.
+ * once. robots.txt names a sitemap index whose child is gzipped. `/go/…` redirects (to a tree
+ * page, the second host, a disallowed page) for `extraLinks`. Every request is logged.
  */
 export class CrawlSite {
   readonly hits: SiteHit[] = [];
@@ -124,6 +125,10 @@ export class CrawlSite {
       return;
     }
     if (path === '/sitemap.xml') return void res.writeHead(404).end();
+    // Redirects for extraLinks: to a page of the tree, to the second host, to a page robots.txt disallows.
+    if (path.startsWith('/go/p/')) return void res.writeHead(302, { location: path.slice(3) }).end();
+    if (path === '/go/away') return void res.writeHead(302, { location: `http://127.0.0.2:${this.port}/elsewhere` }).end();
+    if (path === '/go/private') return void res.writeHead(302, { location: '/private/go' }).end();
     if (path.startsWith('/loop/')) return void res.writeHead(302, { location: path === '/loop/a' ? '/loop/b' : '/loop/a' }).end();
     if (path === '/cal') {
       const n = Number(url.searchParams.get('page') ?? '0');

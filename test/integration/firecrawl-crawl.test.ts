@@ -106,6 +106,34 @@ describe('Firecrawl crawl (sqlite)', function () {
     }
   });
 
+  it('holds a redirect to the crawl: out of scope or robots-refused, the page is listed in /errors; a page reached by a redirect and a link is kept once', async () => {
+    const site = await new CrawlSite({ pages: 31, fanout: 5, extraLinks: ['/go/p/3', '/go/p/25', '/go/away', '/go/private'] }).start(Number(new URL(server.base).port));
+    try {
+      const key = await store.key({ credits: 100_000 });
+      const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 200, maxDiscoveryDepth: 2, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { formats: ['rawHtml'], timeout: 5_000 } }) });
+      const { id } = (await res.json()) as { id: string };
+      const { status, docs } = await finished(key, id);
+      expect(status.status).to.equal('completed');
+      const errors = (await (await api(key, `/v2/crawl/${id}/errors`)).json()) as { errors: Array<{ url: string; error: string }> };
+      const errorOf = (path: string) => errors.errors.find((e) => e.url === site.url(path))?.error ?? '';
+      expect(errorOf('/go/away')).to.match(/redirects to http:\/\/127\.0\.0\.2:\d+\/elsewhere, outside the crawl's scope/);
+      expect(errorOf('/go/private')).to.match(/redirects to .*\/private\/go, which the site's robots\.txt does not allow/);
+      // /p/3 is linked by the start page with its redirect: kept once, the redirect listed as a duplicate.
+      expect(errorOf('/go/p/3')).to.match(/which this crawl already has/);
+      const finals = docs.map((d) => urlKey(d.metadata.url, { ignoreQuery: false, similar: true }));
+      expect(new Set(finals).size).to.equal(finals.length);
+      for (const path of ['/p/3', '/p/25']) expect(finals.filter((k) => k === urlKey(site.url(path), { ignoreQuery: false, similar: true }))).to.have.length(1);
+      expect(docs.some((d) => d.metadata.url.includes('127.0.0.2') || d.metadata.url.includes('/private/'))).to.equal(false);
+      // A redirect is followed before its target is judged: that one disallowed page was fetched, not kept.
+      expect(site.hits.filter((h) => h.path.startsWith('/private/')).map((h) => h.path)).to.deep.equal(['/private/go']);
+      // Pages not kept are not charged.
+      expect(status.creditsUsed).to.equal(docs.reduce((sum, d) => sum + d.metadata.creditsUsed, 0));
+      expect(await booksBalance(databaseUrl)).to.equal(true);
+    } finally {
+      await site.stop();
+    }
+  });
+
   it("keeps robots.txt's Crawl-delay between two requests to the host, reads the gzipped sitemap, and tells its webhook crawl.started|page|completed", async () => {
     const site = await new CrawlSite({ pages: 200, fanout: 5, crawlDelay: 0.1, orphans: 5 }).start(Number(new URL(server.base).port));
     try {

@@ -5,6 +5,7 @@ import type { DocumentScraper, ItemScrape, ScrapedDocument, StoredScrapeOptions 
 import { RetryablePageError } from '../retryable-page-error.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import { decodeRules, type CrawlRules } from './crawl-rules.js';
+import { checkRedirect } from './crawl-redirect.js';
 import type { CrawlPage, CrawlStore } from './crawl-store.js';
 import { GatedFiles } from './gated-files.js';
 import type { HostGate, HostRule } from './host-gate.js';
@@ -48,7 +49,8 @@ export class RobotsRefusedError extends InvalidValueError {
  * Each page waits for its host's turn (host-gate.ts), is scraped and charged like any item, and
  * before its document is stored, the links it gave (and, for the start page, the site's
  * sitemaps) are sorted and recorded as the crawl's next items: so a crash anywhere loses no link,
- * and a page run again records nothing twice (the frontier is unique per crawl).
+ * and a page run again records nothing twice (the frontier is unique per crawl). A page that
+ * redirected is held to where it ended first (crawl-redirect.ts).
  */
 export class CrawlScraper implements DocumentScraper {
   /** Rules never change once a crawl is accepted: decoded once per crawl (and per instance), not per page. */
@@ -91,6 +93,7 @@ export class CrawlScraper implements DocumentScraper {
         lastAttempt: item.lastAttempt, discoverLinks: rules.sitemap !== 'only', cancelled: item.cancelled,
         answered: async (document, cost, links) => {
           const page = await pending;
+          await checkRedirect(this.deps, page, rules, document.metadata.url, item.caller.keyHash);
           document.metadata.depth = page.depth;
           if (page.foundOn !== undefined) document.metadata.foundOn = page.foundOn;
           await this.follow(page, rules, [...fromSitemaps, ...this.linkCandidates(page, rules, links ?? [])], item.caller.keyHash);

@@ -41,6 +41,13 @@ export interface CrawlStore {
    * call changes nothing. Returns how many items were added.
    */
   discover(jobId: string, found: FoundUrl[], blocked: FoundUrl[], limit: number, now: number): Promise<number>;
+  /**
+   * A redirect's target, met by the page `target.foundOn` (which redirected to it): its key joins
+   * the frontier, as neither an item nor blocked, so that no link to it becomes an item. True when
+   * the key is this page's (new, or claimed by an earlier attempt of the same page); false when
+   * the crawl had met it otherwise.
+   */
+  claim(jobId: string, target: FoundUrl, now: number): Promise<boolean>;
   /** The URLs robots.txt refused, in the order met (at most `max`). */
   robotsBlocked(jobId: string, max: number): Promise<string[]>;
   /** Deletes up to `limit` crawls' rows whose job was pruned: how many crawls went. */

@@ -66,6 +66,21 @@ export class CrawlStoreSql implements CrawlStore {
     });
   }
 
+  async claim(jobId: string, target: FoundUrl, now: number): Promise<boolean> {
+    const row = { job_id: jobId, url_key: target.digest, url: target.url, idx: null, depth: target.depth, found_on: target.foundOn ?? null, blocked: false, created_at: now };
+    try {
+      await this.knex('crawl_urls').insert(row);
+      return true;
+    } catch (err) {
+      // Already met (the key is unique per crawl): by this page, or another way.
+      const met = (await this.knex('crawl_urls').select('idx', 'blocked', 'found_on').where({ job_id: jobId, url_key: target.digest }).first()) as
+        | { idx: number | null; blocked: boolean | number; found_on: string | null }
+        | undefined;
+      if (!met) throw err;
+      return met.idx === null && !met.blocked && met.found_on === (target.foundOn ?? null);
+    }
+  }
+
   private async known(trx: Knex.Transaction, jobId: string, digests: string[]): Promise<Set<string>> {
     const out = new Set<string>();
     const unique = [...new Set(digests)];
