@@ -55,7 +55,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -90,7 +90,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -160,7 +160,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -195,7 +195,7 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -462,7 +462,7 @@ export interface components {
             storeInCache?: boolean;
             /** @description Accepted; scrapegate keeps no page cache, so every page is fetched (`metadata.cacheState` is `miss`). */
             maxAge?: number;
-            /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
+            /** @description Accepted; a batch's or a crawl's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
             /**
              * @description Browser actions, run in order once the page has loaded (after `waitFor`,
@@ -597,7 +597,7 @@ export interface components {
             };
             events?: components["schemas"]["WebhookEvent"][];
         };
-        /** @description A URL called at the batch's events, or the full subscription. The URL must pass the target policy (HTTP 400 otherwise). */
+        /** @description A URL called at the batch's or the crawl's events, or the full subscription. The URL must pass the target policy (HTTP 400 otherwise). */
         Webhook: components["schemas"]["TargetUrl"] | components["schemas"]["WebhookObject"];
         BatchScrapeRequest: {
             /**
@@ -686,7 +686,7 @@ export interface components {
             storeInCache?: boolean;
             /** @description Accepted; scrapegate keeps no page cache, so every page is fetched (`metadata.cacheState` is `miss`). */
             maxAge?: number;
-            /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
+            /** @description Accepted; a batch's or a crawl's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
             /**
              * @description Browser actions, run in order once the page has loaded (after `waitFor`,
@@ -838,7 +838,7 @@ export interface components {
             storeInCache?: boolean;
             /** @description Accepted; scrapegate keeps no page cache, so every page is fetched (`metadata.cacheState` is `miss`). */
             maxAge?: number;
-            /** @description Accepted; a batch's documents are pruned after the service's retention, whatever it says. */
+            /** @description Accepted; a batch's or a crawl's documents are pruned after the service's retention, whatever it says. */
             zeroDataRetention?: boolean;
             /**
              * @description Browser actions, run in order once the page has loaded (after `waitFor`,
@@ -1073,7 +1073,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such batch for this key (unknown, expired, or another key's). */
+        /** @description No such batch or crawl for this key (unknown, expired, or another key's). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1085,7 +1085,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The batch's id, as its start answered it.
+         * @description The batch's or the crawl's id, as its start answered it.
          * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
          */
         JobId: string;
@@ -1207,7 +1207,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -1239,7 +1239,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -1271,7 +1271,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -1382,7 +1382,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -1414,7 +1414,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
@@ -1446,7 +1446,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The batch's id, as its start answered it.
+                 * @description The batch's or the crawl's id, as its start answered it.
                  * @example 5b7c1f0e-2d4a-4c8e-9f1a-3e6b8d2c4a10
                  */
                 id: components["parameters"]["JobId"];
