@@ -71,7 +71,7 @@ describe('Firecrawl crawl (sqlite)', function () {
     try {
       const key = await store.key({ credits: 100_000 });
       const before = await store.remaining(key);
-      const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 500, maxDiscoveryDepth: 3, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { formats: ['markdown'], timeout: 5_000 } }) });
+      const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 500, maxDiscoveryDepth: 3, sitemap: 'skip', crawlEntireDomain: true, scrapeOptions: { formats: ['markdown'], timeout: 30_000 } }) });
       expect(res.status).to.equal(200);
       const { id, url } = (await res.json()) as { id: string; url: string };
       expect(url).to.equal(`${server.base}/v2/crawl/${id}`);
@@ -93,9 +93,12 @@ describe('Firecrawl crawl (sqlite)', function () {
       expect(errors.robotsBlocked.every((u) => new URL(u).pathname.startsWith('/private/'))).to.equal(true);
       expect(site.hits.filter((h) => h.path.startsWith('/private/'))).to.deep.equal([]);
       expect(site.hits.filter((h) => h.host === '127.0.0.2')).to.deep.equal([]);
-      // Each page fetched once (a 429 page twice), whatever its spellings.
+      // Each page fetched once (a 429 page twice), whatever its spellings. (A page past its timeout
+      // is fetched again by design: the timeout is wide, so that a busy machine's slow Markdown is not one.)
       const pageHits = site.hits.filter((h) => h.path.startsWith('/p/')).map((h) => urlKey(site.url(h.path), { ignoreQuery: false, similar: true }));
-      expect(pageHits.length).to.equal(new Set(pageHits).size);
+      const twice = pageHits.filter((k, i) => pageHits.indexOf(k) !== i);
+      const warned = server.logs.filter((l) => (l.level ?? 0) >= 40).map((l) => l.msg);
+      expect(twice, `fetched twice; the server warned: ${JSON.stringify(warned.slice(0, 10))}`).to.deep.equal([]);
       expect(site.maxInFlight).to.be.at.most(2);
       const credits = docs.reduce((sum, d) => sum + d.metadata.creditsUsed, 0);
       expect(status.creditsUsed).to.equal(credits);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { isDuplicateKey } from '../driver-errors.js';
 import type { CrawlPage, CrawlStore, FoundUrl } from '../../jobs/crawl/crawl-store.js';
 import type { JobStatus } from '../../jobs/job-ports.js';
 
@@ -72,6 +73,7 @@ export class CrawlStoreSql implements CrawlStore {
       await this.knex('crawl_urls').insert(row);
       return true;
     } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
       // Already met (the key is unique per crawl): by this page, or another way.
       const met = (await this.knex('crawl_urls').select('idx', 'blocked', 'found_on').where({ job_id: jobId, url_key: target.digest }).first()) as
         | { idx: number | null; blocked: boolean | number; found_on: string | null }
