@@ -33,4 +33,22 @@ describe('robots.txt book', () => {
     expect((await new RobotsBook(new Files(file(404, ''))).rulesOf('http://site.test/')).allows('http://site.test/x', 'a')).to.equal(true);
     expect((await new RobotsBook(new Files(file(503, ''))).rulesOf('http://site.test/')).allows('http://site.test/x', 'a')).to.equal(false);
   });
+
+  it("reads through the files it is given (a page's gated ones), and keeps no read that threw (a host's turn that did not come)", async () => {
+    const kept = new Files(file(200, 'User-agent: *\nDisallow: /private/\n'));
+    const book = new RobotsBook(kept);
+    let gated = 0;
+    const busy: SiteFiles = {
+      get: async () => {
+        gated++;
+        throw new Error('the host is busy');
+      },
+    };
+    let failed = false;
+    await book.rulesOf('http://site.test/a', busy).catch(() => (failed = true));
+    expect(failed).to.equal(true);
+    const rules = await book.rulesOf('http://site.test/a');
+    expect(rules.allows('http://site.test/private/x', 'a')).to.equal(false);
+    expect([gated, kept.asked]).to.deep.equal([1, 1]);
+  });
 });
