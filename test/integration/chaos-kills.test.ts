@@ -7,7 +7,7 @@ import { answersAgainstLedger, booksBalance, ledgerRows, uncertainCharges, unset
 import { ServerProcess } from '../helpers/server-process.js';
 import { TargetServer } from '../helpers/target-server.js';
 
-const KILLS = 10;
+const KILLS = 6;
 const WORKERS = 16;
 /**
  * A 200's charge is durable before the 200 is sent, so a kill that falls between the two leaves a

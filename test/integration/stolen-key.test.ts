@@ -9,7 +9,9 @@ const TOKEN = 'stolen-key-admin-token-4c8e2a6f1b9d3e7a';
 /** The secret a rotation's page shows, once. */
 const secretOf = (page: PageAnswer) => /id="new-secret" type="text" readonly value="(sg_[^"]+)"/.exec(page.body)?.[1];
 
-for (const database of testDatabases()) {
+// What this file proves is the same on either database (the stores' SQL runs on both in test/store, the ledger
+// on MySQL in credits-concurrency, chaos-kills, client-hangups, firecrawl-batch, shutdown): SQLite only, for the suite's budget.
+for (const database of testDatabases().slice(0, 1)) {
   describe(`a leaked key after its owner rotated it (${database.name})`, function () {
     this.timeout(60_000);
     const s = useSuite(database, { ADMIN_TOKEN: TOKEN });
