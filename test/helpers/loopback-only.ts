@@ -28,8 +28,8 @@ function refused(host: string): Error {
  * Makes every socket this test process opens refuse a destination off loopback before any packet
  * leaves: an IP is checked as given, a name after it resolves. A safety net under the target
  * policy's own tests, which decide on private and metadata addresses without opening a socket:
- * even if the policy broke, none of them could be contacted from here. (The servers the tests
- * start run in processes of their own and are only ever given loopback targets.)
+ * even if the policy broke, none of them could be contacted from here. The servers the tests
+ * start run in processes of their own with the same guard preloaded (loopback-only-preload.ts).
  */
 export function guardSockets(): void {
   const connect = net.Socket.prototype.connect as (...args: unknown[]) => net.Socket;

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { recordStartedGroup } from './started-processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** Every server a test starts reaches loopback only, whatever its target policy decides (loopback-only-preload.ts). */
+const LOOPBACK_ONLY = fileURLToPath(new URL('./loopback-only-preload.ts', import.meta.url));
 
 /** An event the server sent over its IPC channel (EVENTS_TO_PARENT): `pool.started`, `pool.retired`… */
 export interface ServerEvent {
@@ -55,7 +57,7 @@ export class ServerProcess {
 
   /** Resolves once the server is ready (/readyz 200, as a load balancer waits), or only listening. */
   async start(until: 'ready' | 'listening' = 'ready'): Promise<this> {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...this.preload.flatMap((p) => ['--import', p]), 'src/index.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...[LOOPBACK_ONLY, ...this.preload].flatMap((p) => ['--import', p]), 'src/index.ts'], {
       cwd: ROOT,
       // A DATA_DIR of its own: its private Redis keeps its files there, one per server.
       env: {

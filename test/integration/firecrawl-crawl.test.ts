@@ -68,6 +68,9 @@ describe('Firecrawl crawl (sqlite)', function () {
 
   it('limit 500, depth 3: exactly 500 in-scope pages, each once; robots-refused listed and never fetched; hostile links lead nowhere', async () => {
     const site = await new CrawlSite({ pages: 2_000, fanout: 10 }).start(Number(new URL(server.base).port));
+    // The site links to metadata and private addresses: the policy must drop them (no error, no
+    // document names them), and the server's sockets reach loopback only even if it did not.
+    expect(server.eventsNamed('test.loopback-only')).to.have.length(1);
     try {
       const key = await store.key({ credits: 100_000 });
       const before = await store.remaining(key);

@@ -64,6 +64,12 @@ describe('Firecrawl map (sqlite)', function () {
     expect(searched.creditsUsed).to.equal(0);
     const limited = (await (await map(key, { url: site.url('/p/0'), limit: 50 })).json()) as { links: unknown[] };
     expect(limited.links.length).to.equal(50);
-    expect((await map(key, { url: 'http://169.254.169.254/' })).status).to.equal(400);
+    // A refused start URL, by a loopback spelling (the service's own port): the metadata and private
+    // addresses are refused by the same decision (urlRefusal), tested without a socket in batch-urls.test.ts.
+    expect((await map(key, { url: `${server.base}/healthz` })).status).to.equal(400);
+  });
+
+  it("is served by a server whose sockets reach loopback only, so the site's metadata and private links could never be contacted", () => {
+    expect(server.eventsNamed('test.loopback-only')).to.have.length(1);
   });
 });
