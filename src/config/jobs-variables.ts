@@ -37,6 +37,8 @@ export const jobsVariables = {
   JOB_KEY_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(32),
   JOB_BROWSER_SHARE: z.coerce.number().min(0).max(1).default(0.5),
   JOB_STALLED_SECONDS: z.coerce.number().min(0.5).max(600).default(30),
+  JOB_SYNC_QUIET_MS: z.coerce.number().int().min(0).max(60_000).default(50),
+  JOB_SYNC_TRICKLE_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
   WEBHOOK_RETRY_SCHEDULE: secondsList.default([0, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]),
   WEBHOOK_ALLOW_CIDRS: ranges,
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(60).default(10),
@@ -68,6 +70,10 @@ export interface JobsConfig {
   browserShare: number;
   /** A worker's lock on its item: an instance dead this long has its items run again elsewhere. */
   stalledMs: number;
+  /** Plain items start once no synchronous request has been in flight this long (scrape/sync-demand.ts). */
+  syncQuietMs: number;
+  /** While synchronous requests keep coming, one waiting plain item starts this often. */
+  syncTrickleMs: number;
   webhooks: WebhookConfig;
   /** Requests at once to one host of a crawl, over every instance, when the crawl sets no delay. */
   crawlHostConcurrency: number;
@@ -95,6 +101,8 @@ export function jobsConfig(e: Variables, dataDir: string): JobsConfig {
     keyMaxInFlight: e.JOB_KEY_MAX_IN_FLIGHT,
     browserShare: e.JOB_BROWSER_SHARE,
     stalledMs: e.JOB_STALLED_SECONDS * 1000,
+    syncQuietMs: e.JOB_SYNC_QUIET_MS,
+    syncTrickleMs: e.JOB_SYNC_TRICKLE_MS,
     webhooks: {
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE.map((s) => s * 1000),
       allowCidrs: e.WEBHOOK_ALLOW_CIDRS,

@@ -112,7 +112,7 @@ export class ScrapeService {
         const ends = [{ signal: this.deps.stopping, error: () => new ShuttingDownError() }, callerLeaves(cancelled)];
         page = await race(fetchPastWalls(this.deps, request, attempt), ends);
         const workEnds = cancelled ? AbortSignal.any([deadline.signal, cancelled]) : deadline.signal;
-        made = await race(Promise.resolve(answer.build(page, { key: caller.keyHash, signal: workEnds })), ends);
+        made = await race(Promise.resolve(answer.build(page, { key: caller.keyHash, signal: workEnds, background: call.background })), ends);
         // Never charged for an answer whose caller has already gone.
         if (cancelled?.aborted) throw new ClientCancelledError();
         await call.answered?.(made, { requestId: reservation.requestId, cost: reservation.cost });

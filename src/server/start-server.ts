@@ -53,7 +53,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   const drain = new Drain();
   const books = billingParts(config, stores, logger);
   // Synchronous scrapes before job items on this instance's CPU: the plain job workers yield to them.
-  const demand = new SyncDemand();
+  const demand = new SyncDemand({ quietMs: config.jobs.syncQuietMs, trickleMs: config.jobs.syncTrickleMs });
   const scrape = await scrapeParts(config, { catalog, billing: books.billing, refusals: books.refusals, metrics, stopping: drain.stopping, logger, overrides, demand });
   const { browser } = scrape;
   const readiness = new Readiness([

@@ -31,6 +31,11 @@ export interface HtmlWorkOwner {
   key: string;
   /** Aborted when the request gives up: its task, if still waiting, is dropped. */
   signal?: AbortSignal;
+  /**
+   * Nobody waits on it (a job's item): it queues behind every synchronous task, in a queue of its
+   * own, so a batch can neither delay nor fill up the one its key's callers wait in.
+   */
+  background?: boolean;
 }
 
 export const DEFAULT_HTML_WORK_LIMITS: Readonly<HtmlWorkLimits> = { threads: 2, queueSize: 64, perKeyQueue: 16, taskTimeoutMs: 15_000 };
@@ -75,11 +80,14 @@ function tooCostly(name: HtmlTaskName, limit: string): HtmlWorkTooCostlyError {
  * round-robin between keys (fair-queue.ts), so that one key's many tasks delay another key's by
  * at most the tasks already running; a full queue refuses at once (HtmlWorkBusyError), a waiting
  * task is dropped when its request gives up, and a task past its time has its thread ended.
+ * Background tasks (job items) wait in a second queue, of the same bounds, taken from only when no
+ * synchronous task waits.
  */
 export class HtmlWorkers {
   private readonly limits: HtmlWorkLimits;
   private readonly slots: Slot[] = [];
   private readonly queue: FairQueue<Job>;
+  private readonly background: FairQueue<Job>;
   private nextId = 1;
   private closed = false;
   /** A running average of how long tasks take, for the Retry-After of a refusal. */
@@ -87,12 +95,14 @@ export class HtmlWorkers {
 
   constructor(limits: Partial<HtmlWorkLimits> = {}) {
     this.limits = { ...DEFAULT_HTML_WORK_LIMITS, ...limits };
-    this.queue = new FairQueue({ total: this.limits.queueSize, perKey: this.limits.perKeyQueue });
+    const bounds = { total: this.limits.queueSize, perKey: this.limits.perKeyQueue };
+    this.queue = new FairQueue(bounds);
+    this.background = new FairQueue(bounds);
   }
 
   /** Tasks waiting for a thread (not those running). */
   get waiting(): number {
-    return this.queue.size;
+    return this.queue.size + this.background.size;
   }
 
   run<K extends HtmlTaskName>(name: K, input: HtmlTaskInput<K>, owner: HtmlWorkOwner): Promise<HtmlTaskOutput<K>> {
@@ -100,6 +110,7 @@ export class HtmlWorkers {
     if (owner.signal?.aborted) return Promise.reject(new HtmlWorkCancelledError());
     return new Promise<HtmlTaskOutput<K>>((resolve, reject) => {
       const { signal } = owner;
+      const lane = owner.background ? this.background : this.queue;
       const job: Job = {
         key: owner.key,
         message: { id: this.nextId++, name, input },
@@ -109,13 +120,13 @@ export class HtmlWorkers {
       };
       const cancel = () => {
         // A running task may finish: only a waiting one is dropped.
-        if (!this.queue.remove(job.key, job)) return;
+        if (!lane.remove(job.key, job)) return;
         job.settle();
         reject(new HtmlWorkCancelledError());
       };
-      const refused = this.queue.push(owner.key, job);
+      const refused = lane.push(owner.key, job);
       if (refused) {
-        reject(new HtmlWorkBusyError(refused, this.retryAfterSeconds(refused === 'key' ? this.queue.waitingOf(owner.key) : this.queue.size)));
+        reject(new HtmlWorkBusyError(refused, this.retryAfterSeconds(refused === 'key' ? lane.waitingOf(owner.key) : lane.size)));
         return;
       }
       signal?.addEventListener('abort', cancel, { once: true });
@@ -125,7 +136,7 @@ export class HtmlWorkers {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.drain()) {
+    for (const job of [...this.queue.drain(), ...this.background.drain()]) {
       job.settle();
       job.reject(new Error('the HTML workers are closed'));
     }
@@ -144,14 +155,14 @@ export class HtmlWorkers {
   }
 
   private pump(): void {
-    while (this.queue.size > 0) {
+    while (this.waiting > 0) {
       const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) {
         // Threads still starting take the next tasks once ready.
         while (this.slots.length < this.limits.threads) this.spawn();
         return;
       }
-      const job = this.queue.take() as Job;
+      const job = (this.queue.take() ?? this.background.take()) as Job;
       job.settle();
       const running = slot;
       running.job = job;

@@ -22,6 +22,8 @@ async function longestStall(work: () => Promise<unknown>): Promise<number> {
   return Math.max(longest, performance.now() - last);
 }
 
+/** Queue order is settled when tasks are pushed, in one tick: a page of a few ms is enough to keep a thread busy meanwhile. */
+const medium = `<html><body>${'<div><p>Some <b>text</b> in a paragraph</p><ul><li>one</li><li>two</li></ul></div>'.repeat(2_000)}</body></html>`;
 const big = `<html><body>${'<div><p>Some <b>text</b> in a paragraph</p><ul><li>one</li><li>two</li></ul></div>'.repeat(40_000)}</body></html>`;
 /** Attack 2's page: 3 KB, yet a rule of descendant combinators over it runs into the step cap. */
 const nested = `<html><body>${'<div>'.repeat(500)}<p>x</p></body></html>`;
@@ -72,7 +74,7 @@ describe('HtmlWorkers', function () {
     try {
       await workers.run('text', '<p>warm</p>', A);
       const done: string[] = [];
-      const tasks = [0, 1, 2, 3, 4].map((i) => workers.run('text', big, A).then(() => done.push(`a${i}`)));
+      const tasks = [0, 1, 2, 3, 4].map((i) => workers.run('text', medium, A).then(() => done.push(`a${i}`)));
       tasks.push(workers.run('text', '<p>b</p>', B).then(() => done.push('b')));
       await Promise.all(tasks);
       // a0 was running when b came; b is served before a1, whatever a queued.
@@ -82,12 +84,32 @@ describe('HtmlWorkers', function () {
     }
   });
 
+  it("serves a synchronous task before every background one queued, and a batch cannot fill its key's synchronous queue", async () => {
+    const workers = new HtmlWorkers({ threads: 1, perKeyQueue: 3, queueSize: 3 });
+    try {
+      await workers.run('text', '<p>warm</p>', A);
+      const done: string[] = [];
+      const item = { key: 'key-a', background: true };
+      const tasks = [0, 1, 2, 3].map((i) => workers.run('text', medium, item).then(() => done.push(`item${i}`)));
+      // Its background queue is full (3 waiting, 1 running): a fifth item is refused...
+      const refused = await workers.run('text', '<p>x</p>', item).catch((err: unknown) => err);
+      expect(refused).to.be.instanceOf(HtmlWorkBusyError).with.property('scope', 'key');
+      // ...while the same key's synchronous task is taken, and goes before the items waiting.
+      tasks.push(workers.run('text', '<p>sync</p>', A).then(() => done.push('sync')));
+      expect(workers.waiting).to.equal(4);
+      await Promise.all(tasks);
+      expect(done).to.deep.equal(['item0', 'sync', 'item1', 'item2', 'item3']);
+    } finally {
+      await workers.close();
+    }
+  });
+
   it('bounds the queue per key and in all: past either, the task is refused at once with a Retry-After', async () => {
     const workers = new HtmlWorkers({ threads: 1, perKeyQueue: 2, queueSize: 3 });
     try {
       await workers.run('text', '<p>warm</p>', A);
-      const running = workers.run('text', big, A);
-      const queued = [workers.run('text', big, A), workers.run('text', big, A)];
+      const running = workers.run('text', medium, A);
+      const queued = [workers.run('text', medium, A), workers.run('text', medium, A)];
       const refused = await workers.run('text', '<p>x</p>', A).catch((err: unknown) => err);
       expect(refused).to.be.instanceOf(HtmlWorkBusyError).with.property('scope', 'key');
       expect((refused as HtmlWorkBusyError).retryAfterSeconds).to.be.at.least(1);
@@ -108,9 +130,9 @@ describe('HtmlWorkers', function () {
     try {
       await workers.run('text', '<p>warm</p>', A);
       const first = new AbortController();
-      const running = workers.run('text', big, { key: 'key-a', signal: first.signal });
+      const running = workers.run('text', medium, { key: 'key-a', signal: first.signal });
       const second = new AbortController();
-      const waiting = workers.run('text', big, { key: 'key-b', signal: second.signal });
+      const waiting = workers.run('text', medium, { key: 'key-b', signal: second.signal });
       expect(workers.waiting).to.equal(1);
       const started = performance.now();
       second.abort();
@@ -118,7 +140,7 @@ describe('HtmlWorkers', function () {
       expect(await waiting.catch((err: unknown) => err)).to.be.instanceOf(HtmlWorkCancelledError);
       expect(performance.now() - started, 'dropped at once, not after the running task').to.be.below(50);
       expect(workers.waiting).to.equal(0);
-      expect(await running).to.equal(pageText(big));
+      expect(await running).to.equal(pageText(medium));
       const aborted = AbortSignal.abort();
       expect(await workers.run('text', '<p>x</p>', { key: 'key-c', signal: aborted }).catch((err: unknown) => err)).to.be.instanceOf(HtmlWorkCancelledError);
     } finally {
