@@ -5,6 +5,9 @@
 // their ratio. The host cap is set to the workers
 // (CRAWL_HOST_CONCURRENCY) so that both may use every worker: what is measured is the crawl's own
 // cost (its frontier, its link sorting, its host gate), not its politeness.
+// Each run prints its wall time and the CPU the server's process tree spent per page.
+// BENCH_PROFILE=<dir> writes the server's CPU profile there; BENCH_PRELOAD=<module> preloads a
+// module of your own into the server (an instrument).
 // Not a timed test: `npm run bench:crawl`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ import { ApiKeyStore } from '../../src/store/api-key-store.js';
 import { migrate, openDatabase } from '../../src/store/database.js';
 import { CrawlSite } from '../../test/helpers/crawl-site.js';
 import { ServerProcess } from '../../test/helpers/server-process.js';
+import { treeCpuSeconds } from './browser-cpu.js';
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 2_000);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 16);
@@ -36,12 +40,16 @@ await db.close();
 const server = await new ServerProcess({
   DATABASE_URL: databaseUrl, BROWSER_POOL_SIZE: '0', TARGET_ALLOW_CIDRS: '127.0.0.1/32', ALLOW_PRIVATE_TARGETS: 'false',
   JOB_WORKERS: String(WORKERS), JOB_KEY_MAX_IN_FLIGHT: String(2 * WORKERS), CRAWL_HOST_CONCURRENCY: String(WORKERS),
-}).start();
+  ...(process.env.BENCH_PROFILE ? { BENCH_PROFILE: process.env.BENCH_PROFILE } : {}),
+  // BENCH_PROFILE=<dir>: the server's CPU profile, written there when it stops.
+}, [...(process.env.BENCH_PROFILE ? [new URL('./cpu-profile-preload.ts', import.meta.url).pathname] : []), ...(process.env.BENCH_PRELOAD ? [process.env.BENCH_PRELOAD] : [])]).start();
 const site = await new CrawlSite({ pages: PAGES, fanout: 10, hostile: false }).start(Number(new URL(server.base).port));
 const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
 
-async function run(path: string, body: unknown): Promise<{ seconds: number; urls: string[] }> {
+/** Each run's wall time, and the CPU the server's tree (the service, its HTML threads, its Redis) spent meanwhile. */
+async function run(path: string, body: unknown): Promise<{ seconds: number; cpu: number; urls: string[] }> {
   const started = performance.now();
+  const cpuBefore = treeCpuSeconds(server.pid);
   const res = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const { id } = (await res.json()) as { id: string };
   for (;;) {
@@ -50,13 +58,15 @@ async function run(path: string, body: unknown): Promise<{ seconds: number; urls
     await sleep(50);
   }
   const seconds = (performance.now() - started) / 1000;
+  const cpu = treeCpuSeconds(server.pid) - cpuBefore;
   const urls: string[] = [];
   for (let next: string | undefined = `${server.base}${path}/${id}`; next; ) {
     const page = (await (await fetch(next, { headers })).json()) as Status;
     urls.push(...page.data.map((d) => d.metadata.sourceURL));
     next = page.next;
   }
-  return { seconds, urls };
+  console.log(`  ${path}: ${urls.length} pages in ${seconds.toFixed(1)} s, server CPU ${((1000 * cpu) / Math.max(1, urls.length)).toFixed(1)} ms/page`);
+  return { seconds, cpu, urls };
 }
 
 try {
@@ -67,16 +77,18 @@ try {
   const warm = await run('/v2/crawl', { ...crawlBody, limit: Math.min(300, PAGES) });
   await run('/v2/batch/scrape', { urls: warm.urls, formats: ['markdown'] });
   const first = await run('/v2/crawl', crawlBody);
-  const totals = { crawl: { pages: first.urls.length, seconds: first.seconds }, batch: { pages: 0, seconds: 0 } };
+  const totals = { crawl: { pages: first.urls.length, seconds: first.seconds, cpu: first.cpu }, batch: { pages: 0, seconds: 0, cpu: 0 } };
   const batchOnce = async () => {
     const batch = await run('/v2/batch/scrape', { urls: first.urls, formats: ['markdown'] });
     totals.batch.pages += batch.urls.length;
     totals.batch.seconds += batch.seconds;
+    totals.batch.cpu += batch.cpu;
   };
   const crawlOnce = async () => {
     const crawl = await run('/v2/crawl', crawlBody);
     totals.crawl.pages += crawl.urls.length;
     totals.crawl.seconds += crawl.seconds;
+    totals.crawl.cpu += crawl.cpu;
   };
   await batchOnce();
   for (let round = 1; round < ROUNDS; round++) {
@@ -90,8 +102,8 @@ try {
   }
   const crawlRate = totals.crawl.pages / totals.crawl.seconds;
   const batchRate = totals.batch.pages / totals.batch.seconds;
-  console.log(`crawl: ${totals.crawl.pages} pages in ${totals.crawl.seconds.toFixed(1)} s = ${crawlRate.toFixed(0)} pages/s (${ROUNDS} crawls of ${first.urls.length} pages)`);
-  console.log(`batch of the same pages: ${totals.batch.pages} in ${totals.batch.seconds.toFixed(1)} s = ${batchRate.toFixed(0)} pages/s (${ROUNDS} batches)`);
+  console.log(`crawl: ${totals.crawl.pages} pages in ${totals.crawl.seconds.toFixed(1)} s = ${crawlRate.toFixed(0)} pages/s (${ROUNDS} crawls of ${first.urls.length} pages), server CPU ${((1000 * totals.crawl.cpu) / totals.crawl.pages).toFixed(1)} ms/page`);
+  console.log(`batch of the same pages: ${totals.batch.pages} in ${totals.batch.seconds.toFixed(1)} s = ${batchRate.toFixed(0)} pages/s (${ROUNDS} batches), server CPU ${((1000 * totals.batch.cpu) / totals.batch.pages).toFixed(1)} ms/page`);
   console.log(`crawl / batch pages per second: ${(crawlRate / batchRate).toFixed(2)} (target >= 0.85); ${WORKERS} workers, ${MYSQL_URL ? 'MySQL' : 'SQLite'}`);
 } finally {
   await site.stop();

@@ -169,10 +169,14 @@ export class PlainFetcher implements Fetcher {
       const gone = () => stream.destroy(new ClientCancelledError());
       if (cancelled?.aborted) gone();
       cancelled?.addEventListener('abort', gone, { once: true });
-      stream.once('close', () => {
+      // Let go of both signals however the exchange ends: a stream that ended need not emit
+      // 'close', and a job item's signal lives as long as the service, so a listener left on it
+      // per page made every later add and remove slower (they scan the signal's listeners).
+      const release = () => {
         deadline.signal.removeEventListener('abort', expire);
         cancelled?.removeEventListener('abort', gone);
-      });
+      };
+      stream.once('close', release);
       // Switching protocols is no answer to a request that did not ask to: refused at once.
       stream.once('request', (req: ClientRequest) => req.once('upgrade', () => stream.destroy(invalidStatus(101))));
       stream.on('response', (r: Response) => {
@@ -185,8 +189,15 @@ export class PlainFetcher implements Fetcher {
         if (size > max) stream.destroy(new TargetTooLargeError(`the answer exceeds ${max} bytes`));
         else chunks.push(chunk);
       });
-      stream.once('error', reject);
-      stream.once('end', () => (response ? resolve({ response, chunks, size }) : reject(new TargetUnreachableError('no response'))));
+      stream.once('error', (err: Error) => {
+        release();
+        reject(err);
+      });
+      stream.once('end', () => {
+        release();
+        if (response) resolve({ response, chunks, size });
+        else reject(new TargetUnreachableError('no response'));
+      });
     });
   }
 
