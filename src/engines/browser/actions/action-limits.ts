@@ -1,10 +1,8 @@
 import { parse } from 'css-what';
 import { UnservedValueError } from '../../../egress/fetch-errors.js';
-import { browserActionsSchema, type BrowserAction } from './browser-action.js';
+import { browserActionsSchema, MAX_ACTIONS, type BrowserAction } from './browser-action.js';
 import { knownKey } from './keyboard-actions.js';
 
-/** At most this many actions in one request, as Firecrawl allows. */
-export const MAX_ACTIONS = 50;
 /** The waits of one request add up to this much at most, as Firecrawl allows. */
 export const MAX_TOTAL_WAIT_MS = 60_000;
 
@@ -37,6 +35,7 @@ function cssChecked(selector: string, param: string): void {
  * first wrong one.
  */
 export function validActions(raw: unknown, timeoutMs: number): BrowserAction[] {
+  // Before the schema (which bounds them too): a long list is refused without parsing each item.
   if (Array.isArray(raw) && raw.length > MAX_ACTIONS) throw new InvalidActionError('actions', `at most ${MAX_ACTIONS} actions are allowed`);
   const parsed = browserActionsSchema.safeParse(raw);
   if (!parsed.success) {
