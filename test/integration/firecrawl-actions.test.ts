@@ -109,6 +109,17 @@ for (const database of testDatabases().slice(0, 1)) {
       expect(await s.store.remaining(key)).to.equal(before);
     });
 
+    it('a selector that parses as CSS but that Chromium refuses is a 400 naming the action, for every action that takes one, not charged', async () => {
+      const before = await s.store.remaining(key);
+      for (const action of [{ type: 'wait', selector: ':nonsense' }, { type: 'click', selector: 'a:nonsense' }, { type: 'scroll', selector: ':nonsense' }]) {
+        const { status, body } = await scrape({ url: s.target.url('/form'), timeout: 10_000, actions: [{ type: 'scrape' }, action] });
+        expect(status, JSON.stringify(body)).to.equal(400);
+        expect(body.details?.[0].path).to.deep.equal(['actions.1.selector']);
+        expect(body.error).to.contain('not a valid CSS selector');
+      }
+      expect(await s.store.remaining(key)).to.equal(before);
+    });
+
     it('refused before any work: browser false, more than 50 actions, waits over 60 s, an unknown action or key, CSS that does not parse', async () => {
       const before = await s.store.remaining(key);
       const cases: Array<[Record<string, unknown>, RegExp]> = [

@@ -1,5 +1,6 @@
-import { parse } from 'css-what';
 import { UnservedValueError } from '../../../egress/fetch-errors.js';
+import { InvalidSelectorError } from '../../engine-errors.js';
+import { assertValidSelector } from '../selector-check.js';
 import { browserActionsSchema, MAX_ACTIONS, type BrowserAction } from './browser-action.js';
 import { knownKey } from './keyboard-actions.js';
 
@@ -20,11 +21,13 @@ export class InvalidActionError extends UnservedValueError {
   }
 }
 
+/** The one selector check (the engine's), its refusal named by the action. */
 function cssChecked(selector: string, param: string): void {
   try {
-    parse(selector);
-  } catch {
-    throw new InvalidActionError(param, `"${selector}" is not a valid CSS selector`);
+    assertValidSelector(selector);
+  } catch (err) {
+    if (err instanceof InvalidSelectorError) throw new InvalidActionError(param, err.message);
+    throw err;
   }
 }
 
