@@ -159,6 +159,11 @@ for (const database of testDatabases().slice(0, 1)) {
       expect(body.data.metadata.creditsUsed).to.equal(1);
       const refused = await scrape({ url: s.target.url('/form'), formats: [{ type: 'attributes', selectors: [{ selector: 'a[[', attribute: 'href' }] }] });
       expect(refused.status).to.equal(400);
+      const one = { type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }] };
+      for (const formats of [[one, one], [{ type: 'attributes', selectors: [...one.selectors, ...one.selectors] }]]) {
+        const repeated = await scrape({ url: s.target.url('/form'), formats });
+        expect(repeated.status, JSON.stringify(repeated.body)).to.equal(400);
+      }
     });
 
     it('the sync API: actions as Base64 JSON on /v2/extended (their results added) and /v2/general (the page as they left it)', async () => {
