@@ -51,7 +51,9 @@ async function runOne(page: ActionPage, action: BrowserAction, index: number, re
       return results.pdf(await pdf(page, action));
     case 'scrape':
       return results.scrape(await scrape(page));
-    case 'executeJavascript':
-      return results.javascriptReturn(await executeJavascript(page, action));
+    case 'executeJavascript': {
+      const { returned, rawChars } = await executeJavascript(page, action);
+      return results.javascriptReturn(returned, rawChars);
+    }
   }
 }
