@@ -204,6 +204,18 @@ for (const database of testDatabases().slice(0, 1)) {
       expect(closed.every((c) => c)).to.equal(true);
     });
 
+    it('a script that navigates the page mid-actions is an error for that action; the next acts on the page it led to', async () => {
+      const { status, body } = await scrape({
+        url: s.target.url('/form'),
+        timeout: 20_000,
+        actions: [{ type: 'executeJavascript', script: "location.href = '/submitted?by=script'; new Promise(() => {})" }, { type: 'scrape' }],
+      });
+      expect(status, JSON.stringify(body).slice(0, 500)).to.equal(200);
+      expect(body.data.actions?.javascriptReturns).to.deep.equal([{ type: 'error', value: 'the page navigated while the script ran' }]);
+      expect(body.data.actions?.scrapes[0].url).to.equal(s.target.url('/submitted?by=script'));
+      expect(body.data.actions?.scrapes[0].html).to.contain('Submitted /submitted?by=script');
+    });
+
     it('a script that never ends is ended by the deadline: 408, not charged, and the next request is served', async () => {
       const before = await s.store.remaining(key);
       const spin = await scrape({ url: s.target.url('/form'), timeout: 4_000, actions: [{ type: 'executeJavascript', script: 'while (true) {}' }] });

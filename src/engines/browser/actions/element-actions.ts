@@ -2,12 +2,11 @@ import { pause } from '../../retry-delays.js';
 import { selectorAppears } from '../selector-wait.js';
 import { InvalidActionError } from './action-limits.js';
 import { actionTime, inIsolation, type ActionPage } from './action-page.js';
+import { navigationWatch } from './navigation-watch.js';
 import type { ActionOf } from './browser-action.js';
 
 /** `click {all: true}` clicks this many elements at most. */
 const MAX_CLICKS = 100;
-/** How long after a click a navigation it started is looked for. */
-const NAVIGATION_GRACE_MS = 100;
 
 const select = (selector: string) => `document.querySelectorAll(${JSON.stringify(selector)})`;
 
@@ -59,34 +58,6 @@ export async function click(page: ActionPage, action: ActionOf<'click'>, index: 
       navigating.stop();
     }
   }
-}
-
-/** Watches the main frame for a navigation a click starts, and waits for its load when one did. */
-function navigationWatch(page: ActionPage): { settled(): Promise<boolean>; stop(): void } {
-  let started = false;
-  let loaded!: () => void;
-  const stopped = new Promise<void>((resolve) => (loaded = resolve));
-  const offs = [
-    page.cdp.on('Page.frameStartedLoading', (p) => {
-      if (p.frameId === page.mainFrameId) started = true;
-    }),
-    page.cdp.on('Page.frameStoppedLoading', (p) => {
-      if (p.frameId === page.mainFrameId && started) loaded();
-    }),
-  ];
-  return {
-    async settled() {
-      if (!started) await pause(Math.min(NAVIGATION_GRACE_MS, Math.max(0, actionTime(page))), page.ends);
-      if (!started) return false;
-      const done = new AbortController();
-      await Promise.race([stopped, pause(Math.max(1, actionTime(page)), AbortSignal.any([page.ends, done.signal]))]);
-      done.abort();
-      return true;
-    },
-    stop() {
-      for (const off of offs) off();
-    },
-  };
 }
 
 /** Scrolls the window (or the first match) by one of its heights, up or down. */

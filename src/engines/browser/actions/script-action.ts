@@ -1,5 +1,7 @@
+import { CdpError } from '../cdp-session.js';
 import { actionTime, type ActionPage } from './action-page.js';
 import type { ActionOf } from './browser-action.js';
+import { navigationWatch } from './navigation-watch.js';
 
 /** A script's value is answered up to this many characters of JSON; a larger one is refused by name. */
 export const MAX_SCRIPT_RETURN_CHARS = 1024 * 1024;
@@ -53,6 +55,7 @@ const IN_PAGE = `async (source, cap) => {
  */
 export async function executeJavascript(page: ActionPage, action: ActionOf<'executeJavascript'>): Promise<ScriptOutcome> {
   const time = Math.max(1, actionTime(page));
+  const navigating = navigationWatch(page);
   try {
     const evaluated = await page.cdp.send<{ result: { value?: unknown }; exceptionDetails?: unknown }>(
       'Runtime.evaluate',
@@ -64,12 +67,28 @@ export async function executeJavascript(page: ActionPage, action: ActionOf<'exec
         userGesture: false,
       },
       time + 1_000,
-    );
+    ).catch(async (err: unknown) => {
+      if (!navigatedAway(err)) throw err;
+      // The script took the page elsewhere: its value went with the document it ran in. The next
+      // action acts on the new page once it has loaded (within the deadline).
+      await navigating.settled();
+      return undefined;
+    });
+    if (!evaluated) return { returned: { type: 'error', value: 'the page navigated while the script ran' }, rawChars: 0 };
     const said = evaluated.exceptionDetails ? undefined : evaluated.result.value;
     return typeof said === 'string' ? { returned: answerOf(said), rawChars: said.length } : { returned: threw(), rawChars: 0 };
   } finally {
+    navigating.stop();
     page.cdp.post('Runtime.releaseObjectGroup', { objectGroup: GROUP });
   }
+}
+
+/**
+ * Chromium's answer when the document an evaluation ran in was replaced before it finished (the
+ * renderer ending, the connection closing and a timeout are other failures, and stay ones).
+ */
+function navigatedAway(err: unknown): boolean {
+  return err instanceof CdpError && /navigated or closed|context was destroyed|Cannot find context/i.test(err.message);
 }
 
 /** What IN_PAGE said, as the action's result. */

@@ -139,6 +139,19 @@ describe('executeJavascript (real Chromium): the value measured in the page, onl
     expect(() => results.javascriptReturn(padded.returned, padded.rawChars)).to.throw(/exceed/);
   });
 
+  it('a script that navigates the page while it runs is an error for that action, answered at once', async () => {
+    for (const script of [
+      "location.href = '/page?away'; new Promise(() => {})",
+      "new Promise((done) => setTimeout(() => { location.reload(); }, 10))",
+      "(async () => { await new Promise((done) => setTimeout(done, 5)); location.assign('/page?again'); await new Promise(() => {}); })()",
+    ]) {
+      await session.driver.get(target.url('/page'));
+      const started = Date.now();
+      expect(await run(script), script).to.deep.equal({ type: 'error', value: 'the page navigated while the script ran' });
+      expect(Date.now() - started, script).to.be.below(5_000);
+    }
+  });
+
   it("runs on a page whose CSP forbids every script and code from strings, as DevTools' evaluation does", async () => {
     await session.driver.get(target.url('/strict'));
     expect(await run("document.getElementById('p').textContent")).to.deep.equal({ type: 'string', value: 'strict' });
