@@ -13,11 +13,20 @@ export function* connectRetryDelays(deadline: Deadline): Generator<number> {
   }
 }
 
-/** Waits `ms`, or less if `signal` aborts first (the deadline passing ends the wait, not the caller). */
+/**
+ * Waits `ms`, or less if `signal` aborts first (the deadline passing ends the wait, not the caller).
+ * The abort listener goes when the wait ends either way: a render's signal lives for all its polls,
+ * and one listener left per pause would pile up on it.
+ */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
     const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);

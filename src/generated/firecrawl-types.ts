@@ -263,7 +263,7 @@ export interface components {
             };
         };
         CssSelector: string;
-        /** @description The values of an attribute on the elements a CSS selector matches, read from the page as fetched or rendered (the document's `attributes`). */
+        /** @description The values of an attribute on the elements a CSS selector matches, read from the page as fetched or rendered (the document's `attributes`). One attributes format per request, each `{selector, attribute}` in it once (else HTTP 400). The values are 10 MiB of characters at most across all the selectors; those past it are left out, with a `warning`. */
         AttributesFormat: {
             /** @enum {string} */
             type: "attributes";

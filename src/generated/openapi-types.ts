@@ -50,6 +50,8 @@ export interface paths {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -195,6 +197,8 @@ export interface paths {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -346,6 +350,8 @@ export interface paths {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -942,6 +948,8 @@ export interface components {
         /**
          * @description Return the main document exactly as the target server sent it, before any
          *     script ran. Works only with `browser=true`, and costs less than rendering.
+         *     Not with `actions`, which act on the rendered page (a 422 naming
+         *     `return_page_source`).
          */
         ReturnPageSource: boolean;
         /**
@@ -1239,6 +1247,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -1385,6 +1395,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -1536,6 +1548,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -1687,6 +1701,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -1838,6 +1854,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -1990,6 +2008,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2147,6 +2167,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2304,6 +2326,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2461,6 +2485,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2577,6 +2603,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2698,6 +2726,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**
@@ -2819,6 +2849,8 @@ export interface operations {
                 /**
                  * @description Return the main document exactly as the target server sent it, before any
                  *     script ran. Works only with `browser=true`, and costs less than rendering.
+                 *     Not with `actions`, which act on the rendered page (a 422 naming
+                 *     `return_page_source`).
                  */
                 return_page_source?: components["parameters"]["ReturnPageSource"];
                 /**

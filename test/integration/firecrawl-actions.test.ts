@@ -109,6 +109,17 @@ for (const database of testDatabases().slice(0, 1)) {
       expect(await s.store.remaining(key)).to.equal(before);
     });
 
+    it('a selector that parses as CSS but that Chromium refuses is a 400 naming the action, for every action that takes one, not charged', async () => {
+      const before = await s.store.remaining(key);
+      for (const action of [{ type: 'wait', selector: ':nonsense' }, { type: 'click', selector: 'a:nonsense' }, { type: 'scroll', selector: ':nonsense' }]) {
+        const { status, body } = await scrape({ url: s.target.url('/form'), timeout: 10_000, actions: [{ type: 'scrape' }, action] });
+        expect(status, JSON.stringify(body)).to.equal(400);
+        expect(body.details?.[0].path).to.deep.equal(['actions.1.selector']);
+        expect(body.error).to.contain('not a valid CSS selector');
+      }
+      expect(await s.store.remaining(key)).to.equal(before);
+    });
+
     it('refused before any work: browser false, more than 50 actions, waits over 60 s, an unknown action or key, CSS that does not parse', async () => {
       const before = await s.store.remaining(key);
       const cases: Array<[Record<string, unknown>, RegExp]> = [
@@ -148,6 +159,11 @@ for (const database of testDatabases().slice(0, 1)) {
       expect(body.data.metadata.creditsUsed).to.equal(1);
       const refused = await scrape({ url: s.target.url('/form'), formats: [{ type: 'attributes', selectors: [{ selector: 'a[[', attribute: 'href' }] }] });
       expect(refused.status).to.equal(400);
+      const one = { type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }] };
+      for (const formats of [[one, one], [{ type: 'attributes', selectors: [...one.selectors, ...one.selectors] }]]) {
+        const repeated = await scrape({ url: s.target.url('/form'), formats });
+        expect(repeated.status, JSON.stringify(repeated.body)).to.equal(400);
+      }
     });
 
     it('the sync API: actions as Base64 JSON on /v2/extended (their results added) and /v2/general (the page as they left it)', async () => {
@@ -186,6 +202,18 @@ for (const database of testDatabases().slice(0, 1)) {
       const closed = body.data.actions?.javascriptReturns[0].value as boolean[];
       expect(closed).to.have.length(20);
       expect(closed.every((c) => c)).to.equal(true);
+    });
+
+    it('a script that navigates the page mid-actions is an error for that action; the next acts on the page it led to', async () => {
+      const { status, body } = await scrape({
+        url: s.target.url('/form'),
+        timeout: 20_000,
+        actions: [{ type: 'executeJavascript', script: "location.href = '/submitted?by=script'; new Promise(() => {})" }, { type: 'scrape' }],
+      });
+      expect(status, JSON.stringify(body).slice(0, 500)).to.equal(200);
+      expect(body.data.actions?.javascriptReturns).to.deep.equal([{ type: 'error', value: 'the page navigated while the script ran' }]);
+      expect(body.data.actions?.scrapes[0].url).to.equal(s.target.url('/submitted?by=script'));
+      expect(body.data.actions?.scrapes[0].html).to.contain('Submitted /submitted?by=script');
     });
 
     it('a script that never ends is ended by the deadline: 408, not charged, and the next request is served', async () => {

@@ -9,7 +9,7 @@ import { htmlToMarkdown } from '../markdown/html-to-markdown.js';
 import { eachElement } from './each-element.js';
 import { headMetadata, type HeadMetadata } from './head-metadata.js';
 import { baseOf, pageLinks } from './page-links.js';
-import { pageAttributes, type AttributeSelector, type AttributeValues } from './page-attributes.js';
+import { MAX_ATTRIBUTE_CHARS, pageAttributes, type AttributeSelector, type AttributeValues } from './page-attributes.js';
 import { dropChrome, filterTags, type TagChoice } from './tag-filter.js';
 
 export interface PageDocumentInput extends TagChoice {
@@ -111,7 +111,9 @@ export function pageDocument(input: PageDocumentInput): PageDocumentOutput {
   // Read from the page as it came, before any tag filtering takes elements out of it.
   if (input.attributes) {
     try {
-      out.attributes = pageAttributes(document, input.attributes);
+      const read = pageAttributes(document, input.attributes);
+      out.attributes = read.attributes;
+      if (read.truncated) out.warning = `the attributes' values exceed ${MAX_ATTRIBUTE_CHARS} characters in all: those past it are left out`;
     } catch (err) {
       if (!(err instanceof ExtractRulesError)) throw err;
       out.attributes = input.attributes.map((a) => ({ ...a, values: [] }));

@@ -12,7 +12,6 @@ import type { BrowserSession } from './browser-session.js';
 import { PageRender, type RenderLimits } from './page-render.js';
 import { assertValidSelector } from './selector-check.js';
 import { timed } from './render-steps.js';
-import { InvalidActionError } from './actions/action-limits.js';
 
 /**
  * The `browser=true` engine: a warm session from the pool for one render, always given back in
@@ -29,7 +28,6 @@ export class BrowserFetcher implements Fetcher {
   async fetch(request: ScrapeRequest, attempt: Attempt): Promise<FetchedPage> {
     if (request.waitForSelector !== undefined) assertValidSelector(request.waitForSelector);
     if (request.capture?.kind === 'screenshot' && request.capture.selector !== undefined) assertValidSelector(request.capture.selector, 'screenshot_selector');
-    if (request.actions?.length && request.returnPageSource) throw new InvalidActionError('actions', 'actions act on the rendered page: they cannot go with return_page_source');
     try {
       return await this.renderOnce(request, attempt);
     } catch (err) {

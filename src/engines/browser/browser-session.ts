@@ -56,6 +56,11 @@ export class BrowserSession {
     return this.tab.targetId;
   }
 
+  /** The browser context the tab is in: this request's alone, disposed after it. */
+  get contextId(): string {
+    return this.tab.contextId;
+  }
+
   /** The tab's WebDriver window handle (its target id). */
   get mainWindow(): string {
     return this.tab.targetId;

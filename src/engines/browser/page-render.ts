@@ -12,6 +12,7 @@ import { NetworkRecorder } from './network-recorder.js';
 import { PageCapture } from './page-capture.js';
 import { PageReader, type PageContent } from './page-reader.js';
 import { RequestInterceptor } from './request-interceptor.js';
+import { selectorAppears } from './selector-wait.js';
 import { splitCredentials } from './url-credentials.js';
 import { timed } from './render-steps.js';
 import { loadPage } from './page-load.js';
@@ -20,7 +21,6 @@ import { assertLanded, renderActions } from './actions/render-actions.js';
 /** Kept back from the deadline for reading the page once loading is cut off. */
 const CAPTURE_RESERVE_MS = 1_000;
 /** How often a selector the page does not show yet is looked for again. */
-const SELECTOR_POLL_MS = 50;
 const SNIPPET_GROUP = 'scrapegate-snippet';
 /** How long to wait for Chrome to say the main document's body ended, once the page has loaded. */
 const BODY_SETTLE_MS = 500;
@@ -243,11 +243,8 @@ export class PageRender {
 
   /** Waits for the selector, polling from an isolated world, until the render's time is up. */
   private async waitFor(selector: string): Promise<void> {
-    while (!(await this.reader.matches(selector))) {
-      this.leaveIfCancelled();
-      if (this.remaining() <= 0) throw new SelectorTimeoutError(`"${selector}" did not appear within the ${this.seconds()}-second deadline`);
-      await pause(Math.min(SELECTOR_POLL_MS, this.remaining()), this.ends);
-    }
+    const appeared = await selectorAppears(this.reader, selector, { remainingMs: () => this.remaining(), ends: this.ends, betweenPolls: () => this.leaveIfCancelled() });
+    if (!appeared) throw new SelectorTimeoutError(`"${selector}" did not appear within the ${this.seconds()}-second deadline`);
   }
 
   private async finish(url: string): Promise<Pick<FetchedPage, 'cookies' | 'xhrs' | 'iframes'>> {

@@ -43,9 +43,17 @@ function formatsOf(formats: Format[]): { names: Set<string>; screenshot: Screens
       return;
     }
     if (type === 'attributes') {
+      // As Firecrawl: one attributes format, each {selector, attribute} in it once (a repeat would read, and answer, the same values twice).
+      if (attributes) throw invalid(`formats.${i}`, 'ask for the attributes format once: list every {selector, attribute} in its selectors');
       const selectors = typeof format === 'object' ? (format as Partial<Schemas['AttributesFormat']>).selectors : undefined;
       if (!selectors || selectors.length === 0) throw invalid(`formats.${i}.selectors`, 'the attributes format needs selectors: [{selector, attribute}]');
-      attributes = [...(attributes ?? []), ...selectors.map(({ selector, attribute }) => ({ selector, attribute }))];
+      const seen = new Set<string>();
+      selectors.forEach(({ selector, attribute }, j) => {
+        const key = JSON.stringify([selector, attribute.toLowerCase()]);
+        if (seen.has(key)) throw invalid(`formats.${i}.selectors.${j}`, `{selector: ${JSON.stringify(selector)}, attribute: ${JSON.stringify(attribute)}} is asked for twice`);
+        seen.add(key);
+      });
+      attributes = selectors.map(({ selector, attribute }) => ({ selector, attribute }));
       return;
     }
     if (typeof format === 'object' && Object.keys(format).length > 1) throw invalid(`formats.${i}`, `the ${type} format takes no options`);

@@ -44,6 +44,10 @@ export function toScrapeRequest(p: ScrapeParams, ctx: RequestContext): ScrapeReq
   const timeoutMs = (p.timeout ?? ctx.timeoutSeconds) * 1000;
   const actions = actionsParam(p.actions, timeoutMs);
   if (actions && !p.browser) throw new InvalidValueError('actions', 'actions act on the rendered page: they need browser=true', 'value_error.actions');
+  // Refused here, before any reservation or browser: the two ask for different pages.
+  if (actions && actions.length > 0 && p.return_page_source) {
+    throw new InvalidValueError('return_page_source', 'return_page_source answers the page as the server sent it, and actions act on the rendered page: send one of them', 'value_error.actions');
+  }
   return {
     url: targetUrl(p.url),
     method: ctx.method,

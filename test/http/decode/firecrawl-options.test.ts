@@ -46,11 +46,18 @@ describe('firecrawlOptions: Firecrawl\'s names and scrapegate\'s, one meaning ea
     expect(refused({ formats: ['changeTracking'] }).message).to.match(/changeTracking format is not supported/);
   });
 
-  it('attributes: the selectors of every attributes format, one list; none given refused', () => {
+  it('attributes: one format, its selectors; none given, the format twice or a {selector, attribute} twice refused', () => {
     const o = firecrawlOptions({ formats: ['markdown', { type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }] }] });
     expect(o.formats).to.deep.include({ markdown: true, attributes: [{ selector: 'a', attribute: 'href' }] });
     expect(o.browser).to.equal(false);
     expect(refused({ formats: [{ type: 'attributes' }] }).values[0].param).to.equal('formats.0.selectors');
+    const twice = { type: 'attributes' as const, selectors: [{ selector: 'a', attribute: 'href' }] };
+    const again = { type: 'attributes' as const, selectors: [{ selector: 'img', attribute: 'src' }] };
+    expect(refused({ formats: ['markdown', twice, again] }).values[0].param).to.equal('formats.2');
+    const repeated = refused({ formats: [{ type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }, { selector: 'img', attribute: 'src' }, { selector: 'a', attribute: 'HREF' }] }] });
+    expect(repeated.values[0].param).to.equal('formats.0.selectors.2');
+    expect(repeated.values[0].msg).to.contain('twice');
+    expect(firecrawlOptions({ formats: [{ type: 'attributes', selectors: [{ selector: 'a', attribute: 'href' }, { selector: 'a', attribute: 'title' }] }] }).formats.attributes).to.have.length(2);
   });
 
   it('actions: validated into what the engine runs, in the browser; browser false refused', () => {

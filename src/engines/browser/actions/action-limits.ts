@@ -1,10 +1,9 @@
-import { parse } from 'css-what';
 import { UnservedValueError } from '../../../egress/fetch-errors.js';
-import { browserActionsSchema, type BrowserAction } from './browser-action.js';
+import { InvalidSelectorError } from '../../engine-errors.js';
+import { assertValidSelector } from '../selector-check.js';
+import { browserActionsSchema, MAX_ACTIONS, type BrowserAction } from './browser-action.js';
 import { knownKey } from './keyboard-actions.js';
 
-/** At most this many actions in one request, as Firecrawl allows. */
-export const MAX_ACTIONS = 50;
 /** The waits of one request add up to this much at most, as Firecrawl allows. */
 export const MAX_TOTAL_WAIT_MS = 60_000;
 
@@ -22,11 +21,13 @@ export class InvalidActionError extends UnservedValueError {
   }
 }
 
+/** The one selector check (the engine's), its refusal named by the action. */
 function cssChecked(selector: string, param: string): void {
   try {
-    parse(selector);
-  } catch {
-    throw new InvalidActionError(param, `"${selector}" is not a valid CSS selector`);
+    assertValidSelector(selector);
+  } catch (err) {
+    if (err instanceof InvalidSelectorError) throw new InvalidActionError(param, err.message);
+    throw err;
   }
 }
 
@@ -37,6 +38,7 @@ function cssChecked(selector: string, param: string): void {
  * first wrong one.
  */
 export function validActions(raw: unknown, timeoutMs: number): BrowserAction[] {
+  // Before the schema (which bounds them too): a long list is refused without parsing each item.
   if (Array.isArray(raw) && raw.length > MAX_ACTIONS) throw new InvalidActionError('actions', `at most ${MAX_ACTIONS} actions are allowed`);
   const parsed = browserActionsSchema.safeParse(raw);
   if (!parsed.success) {

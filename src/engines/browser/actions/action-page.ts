@@ -1,3 +1,4 @@
+import { InvalidSelectorError } from '../../engine-errors.js';
 import type { Deadline } from '../../../time/deadline.js';
 import type { CdpSession } from '../cdp-session.js';
 import type { PageReader } from '../page-reader.js';
@@ -33,9 +34,18 @@ export async function isolatedWorld(page: ActionPage): Promise<number> {
   return world.executionContextId;
 }
 
-/** `expression` evaluated in a fresh isolated world; its value (JSON) or undefined when it threw. */
-export async function inIsolation<T>(page: ActionPage, expression: string): Promise<T | undefined> {
+/**
+ * `expression` (one of the actions' own, looking for `selector`) evaluated in a fresh isolated
+ * world; its value (JSON) or undefined when it threw. InvalidSelectorError when Chromium refused
+ * the selector (a DOMException: the only one these expressions throw) though it parsed as CSS.
+ */
+export async function inIsolation<T>(page: ActionPage, expression: string, selector: string): Promise<T | undefined> {
   const contextId = await isolatedWorld(page);
-  const r = await page.cdp.send<{ result: { value?: T }; exceptionDetails?: unknown }>('Runtime.evaluate', { expression, contextId, returnByValue: true }, Math.max(1, actionTime(page)));
+  const r = await page.cdp.send<{ result: { value?: T }; exceptionDetails?: { exception?: { className?: string } } }>(
+    'Runtime.evaluate',
+    { expression, contextId, returnByValue: true },
+    Math.max(1, actionTime(page)),
+  );
+  if (r.exceptionDetails?.exception?.className === 'DOMException') throw new InvalidSelectorError(`"${selector}" is not a valid CSS selector`);
   return r.exceptionDetails ? undefined : r.result.value;
 }

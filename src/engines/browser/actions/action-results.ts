@@ -26,9 +26,12 @@ export class ActionResultsBuilder {
     this.results.scrapes.push(page);
   }
 
-  javascriptReturn(returned: { type: string; value: unknown }): void {
-    // The value was measured as JSON in the browser (at most 1 MiB); its text is what the answer carries.
-    this.count(JSON.stringify(returned.value ?? null).length);
+  /**
+   * A script's answer, counted as the larger of what crossed from the page (`rawChars`: a page
+   * may pad its JSON with whitespace the decoded value drops) and of the JSON the answer carries.
+   */
+  javascriptReturn(returned: { type: string; value: unknown }, rawChars: number): void {
+    this.count(Math.max(rawChars, JSON.stringify(returned.value ?? null).length));
     this.results.javascriptReturns.push(returned);
   }
 

@@ -5,6 +5,8 @@ import { z } from 'zod';
  * default applied. The same schema reads them back from a stored batch's options.
  */
 const selector = z.string().min(1).max(2048);
+/** At most this many actions in one request, as Firecrawl allows (the Firecrawl document's `actions.maxItems` says the same). */
+export const MAX_ACTIONS = 50;
 export const PDF_FORMATS = ['A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid', 'Ledger'] as const;
 
 export const browserActionSchema = z.discriminatedUnion('type', [
@@ -24,7 +26,7 @@ export const browserActionSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('pdf'), format: z.enum(PDF_FORMATS).default('Letter'), landscape: z.boolean().default(false), scale: z.number().min(0.1).max(2).default(1) }),
 ]);
 
-export const browserActionsSchema = z.array(browserActionSchema).max(50);
+export const browserActionsSchema = z.array(browserActionSchema).max(MAX_ACTIONS);
 
 export type BrowserAction = z.infer<typeof browserActionSchema>;
 export type ActionOf<T extends BrowserAction['type']> = Extract<BrowserAction, { type: T }>;

@@ -14,13 +14,23 @@ async function currentWindow(page: ActionPage): Promise<{ width: number; height:
 }
 
 /**
+ * The window a screenshot's spec names. Only a full-page capture reads it (its clip is as wide as
+ * the window, as tall as the layout); a capture of the window is the window whatever its size, so
+ * the layout is not asked for then (Page.getLayoutMetrics forces a layout of the whole page).
+ */
+async function windowFor(page: ActionPage, action: ActionOf<'screenshot'>): Promise<{ width: number; height: number }> {
+  if (action.viewport) return action.viewport;
+  return action.fullPage ? currentWindow(page) : { width: 0, height: 0 };
+}
+
+/**
  * A screenshot of the page as it is now, as a `data:` URI: PNG, or JPEG with a quality; in the
  * window it names (which stays for the rest of the render), else the window as it is. Bounded as
  * /v2/screenshot's are (16,384 px tall, 20 MB).
  */
 export async function screenshot(page: ActionPage, action: ActionOf<'screenshot'>): Promise<string> {
   if (action.viewport) await page.useWindow(action.viewport);
-  const window = action.viewport ?? (await currentWindow(page));
+  const window = await windowFor(page, action);
   const capture = await new PageCapture(page.cdp, page.reader).take(
     { kind: 'screenshot', format: action.quality === undefined ? 'png' : 'jpeg', quality: action.quality, fullPage: action.fullPage, selector: undefined, ...window },
     Math.max(1, actionTime(page)),

@@ -1,14 +1,12 @@
 import { pause } from '../../retry-delays.js';
+import { selectorAppears } from '../selector-wait.js';
 import { InvalidActionError } from './action-limits.js';
 import { actionTime, inIsolation, type ActionPage } from './action-page.js';
+import { navigationWatch } from './navigation-watch.js';
 import type { ActionOf } from './browser-action.js';
 
 /** `click {all: true}` clicks this many elements at most. */
 const MAX_CLICKS = 100;
-/** How often a selector a wait is for is looked for again. */
-const POLL_MS = 50;
-/** How long after a click a navigation it started is looked for. */
-const NAVIGATION_GRACE_MS = 100;
 
 const select = (selector: string) => `document.querySelectorAll(${JSON.stringify(selector)})`;
 
@@ -28,6 +26,7 @@ function pointOf(page: ActionPage, selector: string, nth: number): Promise<{ x: 
   if (!(r.width >= 1 && r.height >= 1)) { if (typeof e.focus === 'function') e.focus(); e.click(); return { x: -1, y: -1 }; }
   return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
 })()`,
+    selector,
   );
 }
 
@@ -39,7 +38,7 @@ function pointOf(page: ActionPage, selector: string, nth: number): Promise<{ x: 
  * where it goes, as it judges every request of the browser.
  */
 export async function click(page: ActionPage, action: ActionOf<'click'>, index: number): Promise<void> {
-  const count = (await inIsolation<number>(page, `${select(action.selector)}.length`)) ?? 0;
+  const count = (await inIsolation<number>(page, `${select(action.selector)}.length`, action.selector)) ?? 0;
   if (count === 0) throw missing(index, action.selector);
   const clicks = action.all ? Math.min(count, MAX_CLICKS) : 1;
   for (let nth = 0; nth < clicks; nth++) {
@@ -61,34 +60,6 @@ export async function click(page: ActionPage, action: ActionOf<'click'>, index: 
   }
 }
 
-/** Watches the main frame for a navigation a click starts, and waits for its load when one did. */
-function navigationWatch(page: ActionPage): { settled(): Promise<boolean>; stop(): void } {
-  let started = false;
-  let loaded!: () => void;
-  const stopped = new Promise<void>((resolve) => (loaded = resolve));
-  const offs = [
-    page.cdp.on('Page.frameStartedLoading', (p) => {
-      if (p.frameId === page.mainFrameId) started = true;
-    }),
-    page.cdp.on('Page.frameStoppedLoading', (p) => {
-      if (p.frameId === page.mainFrameId && started) loaded();
-    }),
-  ];
-  return {
-    async settled() {
-      if (!started) await pause(Math.min(NAVIGATION_GRACE_MS, Math.max(0, actionTime(page))), page.ends);
-      if (!started) return false;
-      const done = new AbortController();
-      await Promise.race([stopped, pause(Math.max(1, actionTime(page)), AbortSignal.any([page.ends, done.signal]))]);
-      done.abort();
-      return true;
-    },
-    stop() {
-      for (const off of offs) off();
-    },
-  };
-}
-
 /** Scrolls the window (or the first match) by one of its heights, up or down. */
 export async function scroll(page: ActionPage, action: ActionOf<'scroll'>, index: number): Promise<void> {
   const sign = action.direction === 'up' ? -1 : 1;
@@ -102,6 +73,7 @@ export async function scroll(page: ActionPage, action: ActionOf<'scroll'>, index
   else e.scrollBy(0, ${sign} * (e.clientHeight || window.innerHeight));
   return true;
 })()`,
+    action.selector ?? '',
   );
   if (done === false && action.selector !== undefined) throw missing(index, action.selector);
 }
@@ -113,9 +85,7 @@ export async function wait(page: ActionPage, action: ActionOf<'wait'>, index: nu
     return;
   }
   const selector = action.selector ?? '';
-  while (!(await page.reader.matches(selector))) {
-    if (page.ends.aborted) return;
-    if (actionTime(page) <= 0) throw new InvalidActionError(`actions.${index}.selector`, `action ${index}: no element matched "${selector}" before the deadline`);
-    await pause(Math.min(POLL_MS, actionTime(page)), page.ends);
-  }
+  const appeared = await selectorAppears(page.reader, selector, { remainingMs: () => actionTime(page), ends: page.ends });
+  // Ended by the caller leaving or the deadline: the runner says which.
+  if (!appeared && !page.ends.aborted) throw new InvalidActionError(`actions.${index}.selector`, `action ${index}: no element matched "${selector}" before the deadline`);
 }

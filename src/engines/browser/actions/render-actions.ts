@@ -23,17 +23,32 @@ export interface RenderForActions {
 export async function renderActions(render: RenderForActions, actions: readonly BrowserAction[]): Promise<ActionResults> {
   const { session, reader, deadline, ends, maxBodyBytes } = render;
   const page = { cdp: session.cdp, mainFrameId: session.mainFrameId, reader, deadline, ends, maxBodyBytes, useWindow: (size: { width: number; height: number }) => session.useWindow(size) };
+  const own = { contextId: session.contextId, targetId: session.mainFrameId };
   const offPopups = session.cdp.on('Target.targetCreated', (p) => {
-    const info = p.targetInfo as { targetId?: string; type?: string; openerId?: string } | undefined;
-    if (info?.targetId && info.type === 'page' && info.openerId === session.mainFrameId) {
-      session.cdp.sendToBrowser('Target.closeTarget', { targetId: info.targetId }).catch(() => undefined);
-    }
+    const info = p.targetInfo as PopupInfo | undefined;
+    if (info && isOwnPopup(info, own)) session.cdp.sendToBrowser('Target.closeTarget', { targetId: info.targetId }).catch(() => undefined);
   });
   try {
     return await runActions(page, actions, session.id);
   } finally {
     offPopups();
   }
+}
+
+/** What Target.targetCreated says of a new target. */
+export interface PopupInfo {
+  targetId?: string;
+  type?: string;
+  browserContextId?: string;
+}
+
+/**
+ * Whether a new target is a window this render's page opened: a page in the render's own browser
+ * context (a `noopener` window too), other than its tab. The context is the render's alone, so
+ * a target of another request's context (another tenant's tab, or its popups) is never matched.
+ */
+export function isOwnPopup(info: PopupInfo, own: { contextId: string; targetId: string }): info is PopupInfo & { targetId: string } {
+  return info.type === 'page' && !!info.targetId && info.targetId !== own.targetId && !!info.browserContextId && info.browserContextId === own.contextId;
 }
 
 /**

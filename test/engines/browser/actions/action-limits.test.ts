@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { InvalidActionError, MAX_ACTIONS, validActions } from '../../../../src/engines/browser/actions/action-limits.js';
+import { readFileSync } from 'node:fs';
+import { InvalidActionError, validActions } from '../../../../src/engines/browser/actions/action-limits.js';
+import { browserActionsSchema, MAX_ACTIONS } from '../../../../src/engines/browser/actions/browser-action.js';
 
 function refusal(raw: unknown, timeoutMs = 60_000): InvalidActionError {
   try {
@@ -60,5 +62,18 @@ describe('browser actions: validation and limits', () => {
     expect(refusal([{ type: 'wait', milliseconds: 30_000 }, { type: 'wait', milliseconds: 30_001 }]).message).to.match(/at most 60000 ms/);
     expect(validActions([{ type: 'wait', milliseconds: 30_000 }, { type: 'wait', milliseconds: 29_000 }], 60_000)).to.have.length(2);
     expect(refusal([{ type: 'wait', milliseconds: 2_000 }], 2_000).message).to.match(/leaves nothing/);
+  });
+
+  it('one bound on their number: the check, the stored schema and the Firecrawl document agree', () => {
+    const many = (n: number) => Array.from({ length: n }, () => ({ type: 'scrape' }));
+    expect(validActions(many(MAX_ACTIONS), 60_000)).to.have.length(MAX_ACTIONS);
+    expect(refusal(many(MAX_ACTIONS + 1)).message).to.include(`at most ${MAX_ACTIONS}`);
+    expect(browserActionsSchema.safeParse(many(MAX_ACTIONS)).success).to.equal(true);
+    expect(browserActionsSchema.safeParse(many(MAX_ACTIONS + 1)).success).to.equal(false);
+    for (const document of ['openapi/firecrawl/components/requests.yaml', 'openapi/dist/firecrawl.yaml']) {
+      const declared = /\n {2,}actions:\n {4,}type: array\n {4,}maxItems: (\d+)\n/.exec(readFileSync(document, 'utf8'));
+      expect(declared, document).to.not.equal(null);
+      expect(Number(declared?.[1]), document).to.equal(MAX_ACTIONS);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
+import { ActionResultsBuilder } from '../../../../src/engines/browser/actions/action-results.js';
 import { OwnPorts } from '../../../../src/egress/target-policy/own-ports.js';
 import type { ActionPage } from '../../../../src/engines/browser/actions/action-page.js';
-import { executeJavascript, MAX_SCRIPT_RETURN_CHARS } from '../../../../src/engines/browser/actions/script-action.js';
+import { executeJavascript, jsonDepth, MAX_SCRIPT_RETURN_CHARS, MAX_SCRIPT_RETURN_DEPTH } from '../../../../src/engines/browser/actions/script-action.js';
 import { BrowserSession } from '../../../../src/engines/browser/browser-session.js';
 import type { CdpSession } from '../../../../src/engines/browser/cdp-session.js';
 import type { PageReader } from '../../../../src/engines/browser/page-reader.js';
@@ -38,7 +39,8 @@ describe('executeJavascript (real Chromium): the value measured in the page, onl
   let session: BrowserSession;
   let sizes: number[];
   let page: ActionPage;
-  const run = (script: string) => executeJavascript(page, { type: 'executeJavascript', script });
+  const outcome = (script: string) => executeJavascript(page, { type: 'executeJavascript', script });
+  const run = async (script: string) => (await outcome(script)).returned;
 
   before(async () => {
     target = await new TargetServer().start();
@@ -111,6 +113,43 @@ describe('executeJavascript (real Chromium): the value measured in the page, onl
     expect((await run(`JSON.stringify = () => 'y'.repeat(${2 * CAP}); ({ a: 1 })`)).value).to.contain('characters of JSON');
     expect(await run("JSON.stringify = () => 'not json'; ({ a: 1 })")).to.deep.equal({ type: 'object', value: null });
     expect(Math.max(...sizes)).to.be.lessThan(1_000);
+  });
+
+  it(`a value nested deeper than ${MAX_SCRIPT_RETURN_DEPTH} is refused by name; one at the bound is answered`, async () => {
+    // A fresh page: an earlier test left its JSON.stringify replaced.
+    await session.driver.get(target.url('/page'));
+    const nested = (depth: number) => `let v = 0; for (let i = 0; i < ${depth}; i++) v = i % 2 ? [v] : { v }; v`;
+    const atBound = await run(nested(MAX_SCRIPT_RETURN_DEPTH));
+    expect(atBound.type).to.equal('array');
+    expect(jsonDepth(JSON.stringify(atBound.value))).to.equal(MAX_SCRIPT_RETURN_DEPTH);
+    expect(await run(nested(MAX_SCRIPT_RETURN_DEPTH + 1))).to.deep.equal({ type: 'error', value: `the value nests arrays or objects more than ${MAX_SCRIPT_RETURN_DEPTH} deep` });
+    // JSON the page's own stringify makes, a megabyte of brackets: refused without parsing it.
+    expect((await run(`JSON.stringify = () => '['.repeat(${CAP - 10}); ({ a: 1 })`)).value).to.match(/more than 1000 deep/);
+    expect(jsonDepth('{"a":"[[[[{{{\\"","b":[[1]]}')).to.equal(3);
+  });
+
+  it('what crossed from the page counts against the results cap, not only the value it decodes to', async () => {
+    // A page that pads its JSON: the value is [1], the answer crossing nearly a megabyte.
+    const padded = await outcome(`JSON.stringify = () => '[1]' + ' '.repeat(${CAP - 100}); [1]`);
+    expect(padded.returned).to.deep.equal({ type: 'array', value: [1] });
+    expect(padded.rawChars).to.be.greaterThan(CAP - 100);
+    const results = new ActionResultsBuilder(2 * CAP);
+    results.javascriptReturn(padded.returned, padded.rawChars);
+    expect(() => results.javascriptReturn(padded.returned, padded.rawChars)).to.not.throw();
+    expect(() => results.javascriptReturn(padded.returned, padded.rawChars)).to.throw(/exceed/);
+  });
+
+  it('a script that navigates the page while it runs is an error for that action, answered at once', async () => {
+    for (const script of [
+      "location.href = '/page?away'; new Promise(() => {})",
+      "new Promise((done) => setTimeout(() => { location.reload(); }, 10))",
+      "(async () => { await new Promise((done) => setTimeout(done, 5)); location.assign('/page?again'); await new Promise(() => {}); })()",
+    ]) {
+      await session.driver.get(target.url('/page'));
+      const started = Date.now();
+      expect(await run(script), script).to.deep.equal({ type: 'error', value: 'the page navigated while the script ran' });
+      expect(Date.now() - started, script).to.be.below(5_000);
+    }
   });
 
   it("runs on a page whose CSP forbids every script and code from strings, as DevTools' evaluation does", async () => {
