@@ -7,7 +7,7 @@
 // cost (its frontier, its link sorting, its host gate), not its politeness.
 // Each run prints its wall time and the CPU the server's process tree spent per page.
 // BENCH_PROFILE=<dir> writes the server's CPU profile there; BENCH_PRELOAD=<module> preloads a
-// module of your own into the server (an instrument).
+// module of your own into the server (an instrument); BENCH_TRACE=1 prints the pages done each second.
 // Not a timed test: `npm run bench:crawl`.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,10 +50,12 @@ const headers = { 'content-type': 'application/json', authorization: `Bearer ${k
 async function run(path: string, body: unknown): Promise<{ seconds: number; cpu: number; urls: string[] }> {
   const started = performance.now();
   const cpuBefore = treeCpuSeconds(server.pid);
+  let lastTrace = started; const trace: number[] = [];
   const res = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   const { id } = (await res.json()) as { id: string };
   for (;;) {
     const status = (await (await fetch(`${server.base}${path}/${id}?limit=1`, { headers })).json()) as Status;
+    if (process.env.BENCH_TRACE && performance.now() - lastTrace > 1000) { lastTrace = performance.now(); trace.push(status.completed); }
     if (status.status !== 'scraping') break;
     await sleep(50);
   }
@@ -65,6 +67,7 @@ async function run(path: string, body: unknown): Promise<{ seconds: number; cpu:
     urls.push(...page.data.map((d) => d.metadata.sourceURL));
     next = page.next;
   }
+  if (process.env.BENCH_TRACE) console.log(`  trace ${path}: ${trace.join(' ')}`);
   console.log(`  ${path}: ${urls.length} pages in ${seconds.toFixed(1)} s, server CPU ${((1000 * cpu) / Math.max(1, urls.length)).toFixed(1)} ms/page`);
   return { seconds, cpu, urls };
 }

@@ -57,7 +57,7 @@ export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
       const options = firecrawlOptions(fields);
       await checkInWorkers(deps.answers, options, caller.keyHash);
       const { cancelled } = scrapeCall(res);
-      const made = await deps.documents.make({ operation: 'firecrawlScrape', caller, url, options, lastAttempt: true, discoverLinks: false, cancelled });
+      const made = await deps.documents.make({ operation: 'firecrawlScrape', caller, url, options, lastAttempt: true, discoverLinks: false, cancelled, background: false });
       recordRequestId(res, made.document.metadata.scrapeId);
       recordCost(res, made.cost);
       res.json({ success: true, data: made.document });

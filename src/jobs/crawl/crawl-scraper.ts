@@ -90,7 +90,7 @@ export class CrawlScraper implements DocumentScraper {
     try {
       return await this.deps.documents.make({
         operation: 'crawl', caller: item.caller, url: item.url, options, requestId: item.requestId,
-        lastAttempt: item.lastAttempt, discoverLinks: rules.sitemap !== 'only', cancelled: item.cancelled,
+        lastAttempt: item.lastAttempt, discoverLinks: rules.sitemap !== 'only', cancelled: item.cancelled, background: true,
         answered: async (document, cost, links) => {
           const page = await pending;
           await checkRedirect(this.deps, page, rules, document.metadata.url, item.caller.keyHash);

@@ -109,7 +109,7 @@ export class SiteMapper {
       try {
         const timeoutMs = Math.max(PAGE_MIN_MS, Math.min(request.options.timeoutMs, deadline - Date.now()));
         const made = await this.deps.documents.make({
-          operation: 'firecrawlMap', caller: request.caller, url, options: { ...request.options, timeoutMs }, lastAttempt: true, discoverLinks: true,
+          operation: 'firecrawlMap', caller: request.caller, url, options: { ...request.options, timeoutMs }, lastAttempt: true, discoverLinks: true, background: false,
         });
         cost += made.cost;
         const { metadata } = made.document;

@@ -26,8 +26,12 @@ export interface DocumentCall {
   cancelled?: AbortSignal;
   /** The document made and its cost, before the charge; with the page's links when `discoverLinks` asked for them. */
   answered?: (document: JobDocument, cost: number, links: string[] | undefined) => Promise<void>;
-  /** A job's item: it yields to synchronous requests (scrape/sync-demand.ts). */
-  background?: boolean;
+  /**
+   * A job's item (a batch's or a crawl's page): it yields to synchronous requests
+   * (scrape/sync-demand.ts). Required, so that no caller is synchronous demand by omission: a
+   * crawl's pages once were, and held the instance's other job workers back as a caller would.
+   */
+  background: boolean;
 }
 
 /**
