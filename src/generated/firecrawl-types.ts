@@ -1073,7 +1073,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description No such batch or crawl for this key (unknown, expired, or another key's). */
+        /** @description No such batch or crawl for this key (unknown, expired, another key's, or a job of the other kind, as a batch's id on the crawl paths or a crawl's on the batch paths). */
         NotFound: {
             headers: {
                 [name: string]: unknown;
@@ -1152,7 +1152,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The same value, from the same key, within 24 hours answers the batch it started first.
+                 * @description The same value, from the same key, within 24 hours answers the batch it started first (a crawl given the same value is a job of its own).
                  * @example nightly-catalogue-2026-11-26
                  */
                 "x-idempotency-key"?: string;
@@ -1302,7 +1302,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The same value, from the same key, within 24 hours answers the crawl it started first.
+                 * @description The same value, from the same key, within 24 hours answers the crawl it started first (a batch given the same value is a job of its own).
                  * @example docs-crawl-2026-11-27
                  */
                 "x-idempotency-key"?: string;

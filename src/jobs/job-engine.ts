@@ -77,10 +77,10 @@ export class JobEngine implements Jobs {
     return { id };
   }
 
-  async page(caller: Caller, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage> {
-    const job = await this.own(caller, id);
+  async page(caller: Caller, kind: JobKind, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage> {
+    const job = await this.own(caller, kind, id);
     const limit = Math.min(range.limit ?? PAGE_MAX_DOCUMENTS, PAGE_MAX_DOCUMENTS);
-    const finished = await this.o.records.documents(job.id, range.skip, limit, PAGE_MAX_BYTES);
+    const finished = await this.o.records.documents(job.id, kind, range.skip, limit, PAGE_MAX_BYTES);
     const documents = await Promise.all(finished.map((f) => decodeDocument(f.document)));
     const shown = range.skip + documents.length;
     return {
@@ -90,15 +90,15 @@ export class JobEngine implements Jobs {
     };
   }
 
-  async errors(caller: Caller, id: string): Promise<JobErrors> {
-    const job = await this.own(caller, id);
-    return { errors: await this.o.records.errors(job.id), robotsBlocked: [] };
+  async errors(caller: Caller, kind: JobKind, id: string): Promise<JobErrors> {
+    const job = await this.own(caller, kind, id);
+    return { errors: await this.o.records.errors(job.id, kind), robotsBlocked: [] };
   }
 
-  async cancel(caller: Caller, id: string): Promise<void> {
-    const job = await this.own(caller, id);
+  async cancel(caller: Caller, kind: JobKind, id: string): Promise<void> {
+    const job = await this.own(caller, kind, id);
     const now = Date.now();
-    if (await this.o.records.cancel(job.id, now, now + this.o.resultTtlMs)) this.o.metrics.jobFinished(job.kind, 'cancelled');
+    if (await this.o.records.cancel(job.id, kind, now, now + this.o.resultTtlMs)) this.o.metrics.jobFinished(job.kind, 'cancelled');
   }
 
   async active(caller: Caller, kind: JobKind): Promise<JobSummary[]> {
@@ -106,11 +106,14 @@ export class JobEngine implements Jobs {
     return this.o.records.summaries(key.id, { kind, status: 'scraping', limit: 100 });
   }
 
-  /** The caller's job: another key's, an unknown or a pruned one is not found alike; a job past its TTL is expired. */
-  private async own(caller: Caller, id: string): Promise<JobRow> {
+  /**
+   * The caller's job of this kind: another key's, the other kind's, an unknown or a pruned one is
+   * not found alike (a batch is not read or cancelled through the crawl paths); a job past its TTL is expired.
+   */
+  private async own(caller: Caller, kind: JobKind, id: string): Promise<JobRow> {
     const key = await this.o.keyOf(caller);
     if (!isJobId(id)) throw new JobNotFoundError();
-    const job = await this.o.records.find(key.id, id);
+    const job = await this.o.records.find(key.id, kind, id);
     if (!job) throw new JobNotFoundError();
     const now = Date.now();
     // A job still running never expires: its results are kept for the TTL after its last change.

@@ -131,7 +131,7 @@ export interface BatchSubmission {
   urls: string[];
   options: StoredScrapeOptions;
   webhook?: WebhookSubscription;
-  /** The same key and value within 24 h answers the same job. */
+  /** The same key and value within 24 h answers the same batch (a crawl's keys are its own). */
   idempotencyKey?: string;
   /** Items of this job at once (besides the plan's and the service's caps). */
   maxConcurrency?: number;
@@ -207,11 +207,14 @@ export interface Jobs {
   submitBatch(submission: BatchSubmission): Promise<{ id: string }>;
   /** A crawl: a job of one item (its start URL) that its pages grow as they are crawled. */
   submitCrawl(submission: CrawlSubmission): Promise<{ id: string }>;
-  /** `limit`: documents at most (100 by default); a page also stops at 10 MiB of documents. */
-  page(caller: Caller, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage>;
-  errors(caller: Caller, id: string): Promise<JobErrors>;
+  /**
+   * `limit`: documents at most (100 by default); a page also stops at 10 MiB of documents.
+   * `kind` is the kind the path names: a job of the other kind is not found, as an unknown id.
+   */
+  page(caller: Caller, kind: JobKind, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage>;
+  errors(caller: Caller, kind: JobKind, id: string): Promise<JobErrors>;
   /** Items not started are dropped, uncharged; running ones finish and are charged. */
-  cancel(caller: Caller, id: string): Promise<void>;
+  cancel(caller: Caller, kind: JobKind, id: string): Promise<void>;
   /** The key's jobs still running, newest first. */
   active(caller: Caller, kind: JobKind): Promise<JobSummary[]>;
 }

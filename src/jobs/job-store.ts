@@ -57,15 +57,23 @@ export interface FinishedDocument {
 
 /** Jobs as the edge sees them: made, read, cancelled, pruned. */
 export interface JobRecords {
-  /** The job and its items, all or nothing; an idempotency key met again answers the job it made (`created: false`). */
+  /**
+   * The job and its items, all or nothing; an idempotency key met again answers the job it made
+   * (`created: false`). A key is scoped by its API key and the job's kind: the same value given to
+   * a batch and to a crawl makes two jobs.
+   */
   create(job: NewJob, urls: string[], within: WithinWrite, idempotencyWindowMs: number): Promise<{ id: string; created: boolean }>;
-  /** The job of this key, unless unknown or pruned (the engine tells a job past its TTL from its `expiresAt`). */
-  find(apiKeyId: number, id: string): Promise<JobRow | undefined>;
-  /** Finished documents after `skip`, in the order they finished: at most `limit`, and at most `maxBytes` of JSON unless the first alone is more. */
-  documents(jobId: string, skip: number, limit: number, maxBytes: number): Promise<FinishedDocument[]>;
-  errors(jobId: string): Promise<JobError[]>;
-  /** Items not started are cancelled; false when the job was no longer running. */
-  cancel(jobId: string, now: number, expiresAt: number): Promise<boolean>;
+  /**
+   * The job of this key and kind, unless unknown or pruned (the engine tells a job past its TTL
+   * from its `expiresAt`). A job of the other kind is not found: a batch's id names no crawl.
+   */
+  find(apiKeyId: number, kind: JobKind, id: string): Promise<JobRow | undefined>;
+  /** Finished documents after `skip`, in the order they finished: at most `limit`, and at most `maxBytes` of JSON unless the first alone is more. None for a job of the other kind. */
+  documents(jobId: string, kind: JobKind, skip: number, limit: number, maxBytes: number): Promise<FinishedDocument[]>;
+  /** The job's failed items; none for a job of the other kind. */
+  errors(jobId: string, kind: JobKind): Promise<JobError[]>;
+  /** Items not started are cancelled; false when the job was no longer running, or is of the other kind. */
+  cancel(jobId: string, kind: JobKind, now: number, expiresAt: number): Promise<boolean>;
   summaries(apiKeyId: number, filter: { kind?: JobKind; status?: JobStatus; limit: number }): Promise<JobSummary[]>;
   /** Deletes up to `limit` jobs expired at `now`, with their items: how many went. */
   prune(now: number, limit: number): Promise<number>;

@@ -99,9 +99,13 @@ export class ScrapeService {
     const { request, answer, cancelled, caller } = call;
     if (cancelled?.aborted) throw new ClientCancelledError();
     const deadline = new Deadline(request.timeoutMs);
-    const ended = call.background ? undefined : this.deps.demand?.begin();
+    // Demand only once admitted: a request the ledger refuses (402, 429, an invalid key) or still
+    // waits on never ran, so it must not hold the job items back as in-flight synchronous work.
+    let ended: (() => void) | undefined;
     try {
       const reservation = await this.reserve(call, deadline);
+      // Begun once admitted, ended by the finally below on every way out, thrown or returned.
+      ended = call.background ? undefined : this.deps.demand?.begin();
       call.billed?.(reservation.requestId);
       let page: FetchedPage;
       let made: T;

@@ -44,8 +44,8 @@ export class InMemoryJobs implements Jobs {
     Object.assign(job, { documents, status, errors: { errors, robotsBlocked: [] } });
   }
 
-  async page(caller: Caller, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage> {
-    const job = this.own(caller, id);
+  async page(caller: Caller, kind: JobKind, id: string, range: { skip: number; limit: number | undefined }): Promise<JobPage> {
+    const job = this.own(caller, kind, id);
     const limit = range.limit ?? 100;
     const documents = job.documents.slice(range.skip, range.skip + limit);
     const end = range.skip + documents.length;
@@ -64,12 +64,12 @@ export class InMemoryJobs implements Jobs {
     };
   }
 
-  async errors(caller: Caller, id: string): Promise<JobErrors> {
-    return this.own(caller, id).errors;
+  async errors(caller: Caller, kind: JobKind, id: string): Promise<JobErrors> {
+    return this.own(caller, kind, id).errors;
   }
 
-  async cancel(caller: Caller, id: string): Promise<void> {
-    this.own(caller, id).status = 'cancelled';
+  async cancel(caller: Caller, kind: JobKind, id: string): Promise<void> {
+    this.own(caller, kind, id).status = 'cancelled';
   }
 
   async active(caller: Caller, kind: JobKind): Promise<JobSummary[]> {
@@ -78,9 +78,10 @@ export class InMemoryJobs implements Jobs {
       .map((job) => ({ id: job.id, kind, status: job.status, url: undefined, total: job.submission.urls.length, completed: job.documents.length, failed: 0, creditsUsed: 0, createdAt: job.createdAt, expiresAt: new Date(job.createdAt.getTime() + 86_400_000) }));
   }
 
-  private own(caller: Caller, id: string): HeldJob {
+  /** Every job held is a batch: asked for as a crawl, it is not found, as the real engine answers. */
+  private own(caller: Caller, kind: JobKind, id: string): HeldJob {
     const job = this.jobs.get(id);
-    if (!job || job.keyHash !== caller.keyHash) throw new JobNotFoundError();
+    if (!job || job.keyHash !== caller.keyHash || kind !== 'batch_scrape') throw new JobNotFoundError();
     return job;
   }
 }

@@ -63,7 +63,7 @@ for (const database of testDatabases()) {
       const docs = [];
       let skip = 0;
       for (;;) {
-        const page = await instance.parts.jobs.page(callerOf(key), id, { skip, limit: undefined });
+        const page = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip, limit: undefined });
         docs.push(...page.documents);
         if (page.nextSkip === undefined) return { page, docs };
         skip = page.nextSkip;
@@ -79,9 +79,9 @@ for (const database of testDatabases()) {
       ];
       const webhook = { url: 'http://receiver.test/hook', headers: {}, metadata: { run: '1' }, events: ['started', 'page', 'completed', 'failed'] as const };
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {}, webhook: { ...webhook, events: [...webhook.events] } });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 120_000, 'the batch to finish');
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 })), 120_000, 'the batch to finish');
       const { page, docs } = await all(key, id);
-      const { errors } = await instance.parts.jobs.errors(callerOf(key), id);
+      const { errors } = await instance.parts.jobs.errors(callerOf(key), 'batch_scrape', id);
       expect(page.status).to.equal('completed');
       expect(page.total).to.equal(urls.length);
       const seen = [...docs.map((d) => d.metadata.sourceURL), ...errors.map((e) => e.url)].sort();
@@ -107,14 +107,14 @@ for (const database of testDatabases()) {
     it('pages by skip and limit, with the next page while more finished documents exist', async () => {
       const key = await store.key();
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls: Array.from({ length: 12 }, (_, i) => t.url(`/ok/page-${i}`)), options: {} });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 60_000, 'the batch');
-      const first = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 5 });
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 })), 60_000, 'the batch');
+      const first = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 5 });
       expect(first.documents).to.have.length(5);
       expect(first.nextSkip).to.equal(5);
-      const last = await instance.parts.jobs.page(callerOf(key), id, { skip: 10, limit: 5 });
+      const last = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 10, limit: 5 });
       expect(last.documents).to.have.length(2);
       expect(last.nextSkip).to.equal(undefined);
-      const beyond = await instance.parts.jobs.page(callerOf(key), id, { skip: 500, limit: 5 });
+      const beyond = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 500, limit: 5 });
       expect(beyond.documents).to.have.length(0);
     });
 
@@ -123,10 +123,10 @@ for (const database of testDatabases()) {
       const other = await store.key();
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(owner), urls: [t.url('/ok/mine')], options: {} });
       const refused = (work: Promise<unknown>) => work.then(() => undefined, (err: unknown) => err);
-      expect(await refused(instance.parts.jobs.page(callerOf(other), id, { skip: 0, limit: 1 }))).to.be.instanceOf(JobNotFoundError);
-      expect(await refused(instance.parts.jobs.errors(callerOf(other), id))).to.be.instanceOf(JobNotFoundError);
-      expect(await refused(instance.parts.jobs.cancel(callerOf(other), id))).to.be.instanceOf(JobNotFoundError);
-      expect(await refused(instance.parts.jobs.page(callerOf(owner), 'not-a-job', { skip: 0, limit: 1 }))).to.be.instanceOf(JobNotFoundError);
+      expect(await refused(instance.parts.jobs.page(callerOf(other), 'batch_scrape', id, { skip: 0, limit: 1 }))).to.be.instanceOf(JobNotFoundError);
+      expect(await refused(instance.parts.jobs.errors(callerOf(other), 'batch_scrape', id))).to.be.instanceOf(JobNotFoundError);
+      expect(await refused(instance.parts.jobs.cancel(callerOf(other), 'batch_scrape', id))).to.be.instanceOf(JobNotFoundError);
+      expect(await refused(instance.parts.jobs.page(callerOf(owner), 'batch_scrape', 'not-a-job', { skip: 0, limit: 1 }))).to.be.instanceOf(JobNotFoundError);
     });
 
     it('answers the same job for the same idempotency key', async () => {
@@ -137,17 +137,48 @@ for (const database of testDatabases()) {
       expect((await submit()).id).to.equal(a.id);
     });
 
+    it("answers a batch's id through the crawl kind, and a crawl's through the batch kind, as an unknown id", async () => {
+      const key = await store.key();
+      const caller = callerOf(key);
+      const batch = await instance.parts.jobs.submitBatch({ caller, urls: [t.url('/slow/kind-batch')], options: {} });
+      const crawl = await instance.parts.jobs.submitCrawl({ caller, url: t.url('/slow/kind-crawl'), options: {}, seed: async () => {} });
+      const refused = (work: Promise<unknown>) => work.then(() => undefined, (err: unknown) => err);
+      for (const [kind, id] of [['crawl', batch.id], ['batch_scrape', crawl.id]] as const) {
+        expect(await refused(instance.parts.jobs.page(caller, kind, id, { skip: 0, limit: 1 })), `page ${kind}`).to.be.instanceOf(JobNotFoundError);
+        expect(await refused(instance.parts.jobs.errors(caller, kind, id)), `errors ${kind}`).to.be.instanceOf(JobNotFoundError);
+        expect(await refused(instance.parts.jobs.cancel(caller, kind, id)), `cancel ${kind}`).to.be.instanceOf(JobNotFoundError);
+      }
+      // Refused through the other kind, each is still running and readable through its own.
+      expect((await instance.parts.jobs.page(caller, 'batch_scrape', batch.id, { skip: 0, limit: 1 })).kind).to.equal('batch_scrape');
+      expect((await instance.parts.jobs.page(caller, 'crawl', crawl.id, { skip: 0, limit: 1 })).kind).to.equal('crawl');
+      expect((await instance.parts.jobs.active(caller, 'crawl')).map((j) => j.id)).to.not.include(batch.id);
+      expect((await instance.parts.jobs.active(caller, 'batch_scrape')).map((j) => j.id)).to.not.include(crawl.id);
+    });
+
+    it('scopes an idempotency key by kind: the same value makes a batch and a crawl', async () => {
+      const key = await store.key();
+      const caller = callerOf(key);
+      const batch = () => instance.parts.jobs.submitBatch({ caller, urls: [t.url('/ok/idem-kind')], options: {}, idempotencyKey: 'same' });
+      const crawl = () => instance.parts.jobs.submitCrawl({ caller, url: t.url('/ok/idem-kind-crawl'), options: {}, idempotencyKey: 'same', seed: async () => {} });
+      const [b, c] = await Promise.all([batch(), crawl()]);
+      expect(b.id).to.not.equal(c.id);
+      expect((await batch()).id).to.equal(b.id);
+      expect((await crawl()).id).to.equal(c.id);
+      expect((await instance.parts.jobs.page(caller, 'batch_scrape', b.id, { skip: 0, limit: 1 })).kind).to.equal('batch_scrape');
+      expect((await instance.parts.jobs.page(caller, 'crawl', c.id, { skip: 0, limit: 1 })).kind).to.equal('crawl');
+    });
+
     it('cancels: items not started are dropped uncharged, running ones finish charged', async () => {
       const key = await store.key({ credits: 1_000, maxConcurrency: 1 });
       const urls = Array.from({ length: 30 }, (_, i) => t.url(`/slow/cancel-${i}`));
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 1, 60_000, 'one item done');
-      await instance.parts.jobs.cancel(callerOf(key), id);
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 })).completed >= 1, 60_000, 'one item done');
+      await instance.parts.jobs.cancel(callerOf(key), 'batch_scrape', id);
       // Settled: charged or refunded, and recorded as done or back in the queue.
       const handedOut = async () => Number((await store.db.knex('job_items').where({ job_id: id }).whereIn('state', ['dispatched', 'running', 'answered']).count({ n: '*' }).first())?.n ?? 0);
       const settledRows = async () => (await ledgerRows(store)).filter((r) => r.outcome === 'reserved').length === 0 && (await handedOut()) === 0;
       await eventually(settledRows, 60_000, 'the running item to settle');
-      const page = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 100 });
+      const page = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 100 });
       expect(page.status).to.equal('cancelled');
       expect(page.completed).to.be.below(urls.length);
       expect(await store.remaining(key)).to.equal(1_000 - page.completed);
@@ -157,14 +188,14 @@ for (const database of testDatabases()) {
       const big = await store.key({ credits: 100_000 });
       const small = await store.key();
       const { id: bigId } = await instance.parts.jobs.submitBatch({ caller: callerOf(big), urls: Array.from({ length: 5_000 }, (_, i) => t.url(`/ok/big-${i}`)), options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed >= 50, 90_000, 'the big batch under way');
-      const before = (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed;
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(big), 'batch_scrape', bigId, { skip: 0, limit: 1 })).completed >= 50, 90_000, 'the big batch under way');
+      const before = (await instance.parts.jobs.page(callerOf(big), 'batch_scrape', bigId, { skip: 0, limit: 1 })).completed;
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(small), urls: Array.from({ length: 10 }, (_, i) => t.url(`/ok/small-${i}`)), options: {} });
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(small), id, { skip: 0, limit: 1 })), 90_000, 'the small batch');
-      const during = (await instance.parts.jobs.page(callerOf(big), bigId, { skip: 0, limit: 1 })).completed - before;
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(small), 'batch_scrape', id, { skip: 0, limit: 1 })), 90_000, 'the small batch');
+      const during = (await instance.parts.jobs.page(callerOf(big), 'batch_scrape', bigId, { skip: 0, limit: 1 })).completed - before;
       // The bound: what was already waiting (the queue's cap, 2 × 16 workers) and the other key's turns beside the 10.
       expect(during, 'items of the big batch done while the small one ran').to.be.at.most(2 * 32 + 2 * 10);
-      await instance.parts.jobs.cancel(callerOf(big), bigId);
+      await instance.parts.jobs.cancel(callerOf(big), 'batch_scrape', bigId);
     });
   });
 }
@@ -182,7 +213,7 @@ describe('job engine: Redis killed and restarted mid-batch', function () {
       const key = await store.key({ credits: 10_000 });
       const urls = Array.from({ length: 300 }, (_, i) => t.url(i % 10 === 0 ? `/slow/r-${i}` : `/ok/r-${i}`));
       const { id } = await instance.parts.jobs.submitBatch({ caller: callerOf(key), urls, options: {} });
-      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })).completed >= 20, 60_000, 'the batch under way');
+      await eventually(async () => (await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 })).completed >= 20, 60_000, 'the batch under way');
       // Redis holds the entries handed out, never the queued items: at most 1 KiB each, and a
       // few KiB of the queues' own keys (their event streams are capped at 100).
       const load = await redis.queueLoad();
@@ -190,8 +221,8 @@ describe('job engine: Redis killed and restarted mid-batch', function () {
       expect(load.bytes, `${load.bytes} bytes for ${load.entries} entries`).to.be.below(1024 * load.entries + 32 * 1024);
       await redis.kill();
       await redis.restart();
-      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 })), 90_000, 'the batch to finish after the restart');
-      const page = await instance.parts.jobs.page(callerOf(key), id, { skip: 0, limit: 1 });
+      await eventually(async () => finished(await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 })), 90_000, 'the batch to finish after the restart');
+      const page = await instance.parts.jobs.page(callerOf(key), 'batch_scrape', id, { skip: 0, limit: 1 });
       expect(page.status).to.equal('completed');
       expect(page.completed).to.equal(urls.length);
       expect(await store.remaining(key)).to.equal(10_000 - urls.length);

@@ -15,6 +15,7 @@ import { NEEDS_NOTHING, type Answer } from '../../src/scrape/answer.js';
 import { WallDetector } from '../../src/scrape/antibot/wall-detector.js';
 import { OUTCOME_STATUS } from '../../src/scrape/outcome.js';
 import { ScrapeService } from '../../src/scrape/scrape-service.js';
+import { SyncDemand } from '../../src/scrape/sync-demand.js';
 import { targetPolicy } from '../helpers/egress.js';
 import { FakeBillingStore } from '../helpers/fake-billing-store.js';
 import { FakeEngine, type FakeBehaviour } from '../helpers/fake-engine.js';
@@ -48,8 +49,19 @@ function request(path: string, part: Partial<ScrapeRequest> = {}): ScrapeRequest
  * The scrape service on its own: the billing's real rules over the in-memory store, a scripted
  * engine, the real egress (loopback allowed). Each outcome the ledger records, and what it records.
  */
+/** Counts the synchronous requests that began as demand, and those in flight now. */
+class CountedDemand extends SyncDemand {
+  begun = 0;
+
+  override begin(): () => void {
+    this.begun++;
+    return super.begin();
+  }
+}
+
 describe('ScrapeService: every outcome, as the ledger records it', () => {
   let store: FakeBillingStore;
+  let demand: CountedDemand;
   let stopping: AbortController;
   let refusals: number[];
 
@@ -58,6 +70,7 @@ describe('ScrapeService: every outcome, as the ledger records it', () => {
     store.add(hashApiKey(KEY), { creditsTotal: credits, periodStart: T0 - 1000, periodEnd: T0 + 86_400_000 });
     stopping = new AbortController();
     refusals = [];
+    demand = new CountedDemand();
     const engine = new FakeEngine(paths);
     const logger = pino({ level: 'silent' });
     return new ScrapeService({
@@ -70,6 +83,7 @@ describe('ScrapeService: every outcome, as the ledger records it', () => {
       stopping: stopping.signal,
       refusals: { count: (_id, status) => refusals.push(status) },
       logger,
+      demand,
     });
   }
 
@@ -157,6 +171,24 @@ describe('ScrapeService: every outcome, as the ledger records it', () => {
     expect(broke.outcome).to.equal('out_of_credits');
     expect(store.ledger.size).to.equal(0);
     expect(refusals).to.deep.equal([403]);
+  });
+
+  it('synchronous demand: begun only once the ledger admitted the request, ended on every way out', async () => {
+    // Refused by the ledger (an unknown key, no credits): never in flight, so job items are not held back by it.
+    let svc = service({}, 5);
+    await svc.scrape({ operation: 'test', caller: { keyHash: hashApiKey('sg_nobody'), clientAddress: '127.0.0.1' }, request: request('/page'), answer: OK }).catch(() => undefined);
+    await call(svc, '/page', OK, { browser: true }).catch(() => undefined);
+    expect({ begun: demand.begun, busy: demand.busy }).to.deep.equal({ begun: 0, busy: 0 });
+    // Admitted: demand while it runs, whatever its end (an answer, a failure after the reservation, a shutdown).
+    svc = service({ '/x': new TargetUnreachableError('connection refused'), '/hang': 'hang' });
+    await call(svc, '/page', OK);
+    await call(svc, '/x', OK).catch(() => undefined);
+    const hanging = call(svc, '/hang', OK).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(demand.busy).to.equal(1);
+    stopping.abort();
+    await hanging;
+    expect({ begun: demand.begun, busy: demand.busy }).to.deep.equal({ begun: 3, busy: 0 });
   });
 
   it('charge_not_recorded: a charge the store never takes is refunded and answered 500', async () => {

@@ -82,14 +82,14 @@ export function crawlHandlers(deps: CrawlEdgeDeps): HandlersOf<CrawlOperations> 
     firecrawlCrawlStatus: async (v, req, res) => {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
       const limit = v.query.limit;
-      const page = await jobs().page(caller, v.path.id, { skip: v.query.skip ?? 0, limit });
+      const page = await jobs().page(caller, 'crawl', v.path.id, { skip: v.query.skip ?? 0, limit });
       const next = page.nextSkip === undefined ? {} : { next: crawlStatusUrl(publicBase(req, deps.publicBaseUrl), page.id, { skip: page.nextSkip, limit }) };
       res.json({ success: true, status: page.status, total: page.total, completed: page.completed, creditsUsed: page.creditsUsed, expiresAt: page.expiresAt.toISOString(), ...next, data: page.documents });
     },
 
     firecrawlCrawlCancel: async (v, req, res) => {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
-      await jobs().cancel(caller, v.path.id);
+      await jobs().cancel(caller, 'crawl', v.path.id);
       res.json({ success: true, status: 'cancelled' });
     },
 

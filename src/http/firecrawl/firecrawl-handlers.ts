@@ -86,7 +86,7 @@ export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
       const skip = v.query.skip ?? 0;
       const limit = v.query.limit;
-      const page = await jobs().page(caller, v.path.id, { skip, limit });
+      const page = await jobs().page(caller, 'batch_scrape', v.path.id, { skip, limit });
       const next = page.nextSkip === undefined ? {} : { next: batchStatusUrl(publicBase(req, deps.publicBaseUrl), page.id, { skip: page.nextSkip, limit }) };
       res.json({
         success: true,
@@ -102,13 +102,13 @@ export function firecrawlHandlers(deps: FirecrawlEdgeDeps): FirecrawlHandlers {
 
     firecrawlBatchScrapeCancel: async (v, req, res) => {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
-      await jobs().cancel(caller, v.path.id);
+      await jobs().cancel(caller, 'batch_scrape', v.path.id);
       res.json({ success: true, status: 'cancelled' });
     },
 
     firecrawlBatchScrapeErrors: async (v, req, res) => {
       const caller = await authenticatedCaller(req, res, deps.authenticate);
-      const { errors, robotsBlocked } = await jobs().errors(caller, v.path.id);
+      const { errors, robotsBlocked } = await jobs().errors(caller, 'batch_scrape', v.path.id);
       res.json({ errors, robotsBlocked });
     },
   };

@@ -36,7 +36,8 @@ export class Crawls {
 
   /** The job's failed pages (its owner's only), and the URLs robots.txt refused. */
   async errors(caller: Caller, id: string): Promise<JobErrors> {
-    const { errors } = await this.jobs.errors(caller, id);
+    // The crawl's own kind: a batch's id must not list its errors here (nor its robots-refused URLs).
+    const { errors } = await this.jobs.errors(caller, 'crawl', id);
     return { errors, robotsBlocked: await this.store.robotsBlocked(id, MAX_BLOCKED_LISTED) };
   }
 }

@@ -19,7 +19,8 @@ export class ItemTransitionsSql implements ItemTransitions {
   constructor(private readonly knex: Knex) {
     const batches = new ItemBatchesSql(knex);
     this.starts = new GroupCommit((ws) => batches.start(ws));
-    this.answers = new GroupCommit((ws) => batches.answered(ws));
+    // The stored answers are the payload: a group of them stays under GROUP_MAX_BYTES.
+    this.answers = new GroupCommit((ws) => batches.answered(ws), (w) => w.document.stored.length);
     this.completions = new GroupCommit((ws) => batches.complete(ws));
   }
 

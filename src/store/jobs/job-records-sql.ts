@@ -40,10 +40,13 @@ export class JobRecordsSql implements JobRecords {
     }
   }
 
-  /** The job this key's idempotency key made within the window; an older one lets its key go. */
+  /**
+   * The job of this kind this key's idempotency key made within the window; an older one lets its
+   * key go. The kind is part of the scope (migration 013): a crawl never answers a batch's key.
+   */
   private async byIdempotencyKey(job: NewJob, windowMs: number): Promise<string | undefined> {
     if (job.idempotencyKey === undefined) return undefined;
-    const where = { api_key_id: job.apiKeyId, idempotency_key: job.idempotencyKey };
+    const where = { api_key_id: job.apiKeyId, kind: job.kind, idempotency_key: job.idempotencyKey };
     const row = (await this.knex('jobs').select('id', 'created_at').where(where).first()) as { id: string; created_at: number | string } | undefined;
     if (!row) return undefined;
     if (Number(row.created_at) > job.createdAt - windowMs) return row.id;
@@ -51,17 +54,18 @@ export class JobRecordsSql implements JobRecords {
     return undefined;
   }
 
-  async find(apiKeyId: number, id: string): Promise<JobRow | undefined> {
-    const row = (await this.knex('jobs').join('api_keys', 'api_keys.id', 'jobs.api_key_id').select(JOB_COLUMNS).where({ 'jobs.id': id, 'jobs.api_key_id': apiKeyId }).first()) as
+  async find(apiKeyId: number, kind: JobKind, id: string): Promise<JobRow | undefined> {
+    const where = { 'jobs.id': id, 'jobs.api_key_id': apiKeyId, 'jobs.kind': kind };
+    const row = (await this.knex('jobs').join('api_keys', 'api_keys.id', 'jobs.api_key_id').select(JOB_COLUMNS).where(where).first()) as
       | JobDbRow
       | undefined;
     return row ? jobOf(row) : undefined;
   }
 
-  async documents(jobId: string, skip: number, limit: number, maxBytes: number): Promise<FinishedDocument[]> {
-    // Sizes first, so that a page's cut is known before any document is read.
+  async documents(jobId: string, kind: JobKind, skip: number, limit: number, maxBytes: number): Promise<FinishedDocument[]> {
+    // Sizes first, so that a page's cut is known before any document is read; the second read takes only the items chosen here.
     const sizes = (await this.knex('job_items').select('idx', 'done_seq', 'document_bytes')
-      .where('job_id', jobId).andWhere('done_seq', '>', skip).andWhere('done_seq', '<=', skip + limit).orderBy('done_seq')) as Array<{ idx: number; done_seq: number; document_bytes: number | null }>;
+      .whereIn('job_id', this.ofKind(jobId, kind)).andWhere('done_seq', '>', skip).andWhere('done_seq', '<=', skip + limit).orderBy('done_seq')) as Array<{ idx: number; done_seq: number; document_bytes: number | null }>;
     const chosen: Array<{ idx: number; done_seq: number }> = [];
     let bytes = 0;
     for (const row of sizes) {
@@ -78,18 +82,23 @@ export class JobRecordsSql implements JobRecords {
     return rows.map((r) => ({ doneSeq: Number(r.done_seq), document: r.document }));
   }
 
-  async errors(jobId: string): Promise<JobError[]> {
+  async errors(jobId: string, kind: JobKind): Promise<JobError[]> {
     const rows = (await this.knex('job_items').select('request_id', 'url', 'error_code', 'error', 'finished_at')
-      .where({ job_id: jobId, state: 'failed' }).orderBy('idx')) as Array<{ request_id: string; url: string; error_code: string | null; error: string | null; finished_at: number | string | null }>;
+      .whereIn('job_id', this.ofKind(jobId, kind)).andWhere('state', 'failed').orderBy('idx')) as Array<{ request_id: string; url: string; error_code: string | null; error: string | null; finished_at: number | string | null }>;
     return rows.map((r) => ({
       id: r.request_id, url: r.url, code: r.error_code ?? 'UNKNOWN', error: r.error ?? 'failed',
       timestamp: new Date(Number(r.finished_at ?? 0)).toISOString(),
     }));
   }
 
-  async cancel(jobId: string, now: number, expiresAt: number): Promise<boolean> {
+  /** The job's id when it is of this kind (a subquery: items carry no kind of their own). */
+  private ofKind(jobId: string, kind: JobKind): Knex.QueryBuilder {
+    return this.knex('jobs').select('id').where({ id: jobId, kind });
+  }
+
+  async cancel(jobId: string, kind: JobKind, now: number, expiresAt: number): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
-      const changed = Number(await trx('jobs').where({ id: jobId, status: 'scraping' }).update({ status: 'cancelled', finished_at: now, expires_at: expiresAt }));
+      const changed = Number(await trx('jobs').where({ id: jobId, kind, status: 'scraping' }).update({ status: 'cancelled', finished_at: now, expires_at: expiresAt }));
       if (changed !== 1) return false;
       // Items handed out but not started are cancelled too: a worker taking one finds it so and skips it.
       await trx('job_items').where('job_id', jobId).whereIn('state', ['queued', 'dispatched']).update({ state: 'cancelled', updated_at: now, finished_at: now });

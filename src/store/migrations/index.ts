@@ -11,6 +11,7 @@ import * as operatorAddresses from './009-operator-addresses.js';
 import * as jobs from './010-jobs.js';
 import * as webhooks from './011-webhooks.js';
 import * as crawls from './012-crawls.js';
+import * as idempotencyByKind from './013-idempotency-by-kind.js';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '010-jobs': jobs,
   '011-webhooks': webhooks,
   '012-crawls': crawls,
+  '013-idempotency-by-kind': idempotencyByKind,
 };
 
 /** Migrations are modules, not files found at run time, so they work the same from source or a bundle. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { GroupCommit } from '../../../src/store/jobs/group-commit.js';
+import { GROUP_MAX_BYTES, GroupCommit } from '../../../src/store/jobs/group-commit.js';
 
 describe('GroupCommit', () => {
   it('sends a write alone at once, and what arrives while it is in flight together next', async () => {
@@ -25,5 +25,25 @@ describe('GroupCommit', () => {
     });
     const outcomes = await Promise.allSettled([group.submit(1), group.submit(2), group.submit(3)]);
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).to.deep.equal([1, 'two is refused', 3]);
+  });
+
+  it('bounds a group by payload: a queue past 4 MiB goes out as several groups, a heavier write alone', async () => {
+    const MiB = 1024 * 1024;
+    expect(GROUP_MAX_BYTES).to.equal(4 * MiB);
+    const groups: number[][] = [];
+    let release: (() => void) | undefined;
+    // Each item is its own payload's size.
+    const group = new GroupCommit<number, number>(async (items) => {
+      groups.push(items);
+      if (groups.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      return items;
+    }, (bytes) => bytes);
+    const first = group.submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const queued = [MiB, MiB, MiB, MiB, 1, 3 * MiB, 2 * MiB, 9 * MiB, 10, 20].map((bytes) => group.submit(bytes));
+    release!();
+    await Promise.all([first, ...queued]);
+    expect(groups).to.deep.equal([[1], [MiB, MiB, MiB, MiB], [1, 3 * MiB], [2 * MiB], [9 * MiB], [10, 20]]);
+    for (const g of groups.slice(1)) expect(g.length === 1 || g.reduce((a, b) => a + b, 0) <= GROUP_MAX_BYTES, `${g}`).to.equal(true);
   });
 });
