@@ -45,6 +45,19 @@ export class RobotsRefusedError extends InvalidValueError {
 }
 
 /**
+ * The page's robots.txt could not be read for now (a 5xx, no answer): the page is tried again
+ * later, with backoff, as a target's 5xx is; on its last attempt the site's silence refuses it.
+ */
+export class RobotsUnavailableError extends Error {
+  readonly outcome = 'target_unusable';
+
+  constructor() {
+    super("the site's robots.txt cannot be read for now (a 5xx or no answer): tried again later");
+    this.name = 'RobotsUnavailableError';
+  }
+}
+
+/**
  * The job engine's scraper for a crawl's pages (a batch's go straight to the document maker).
  * Each page waits for its host's turn (host-gate.ts), is scraped and charged like any item, and
  * before its document is stored, the links it gave (and, for the start page, the site's
@@ -78,7 +91,9 @@ export class CrawlScraper implements DocumentScraper {
     // robots.txt and sitemaps are read in their host's turns, as its pages are, before this page's.
     const files = new GatedFiles(this.deps.files, this.deps.gate, this.deps.hostCap, item.cancelled);
     const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(item.url, files);
-    if (start && robots && !robots.allows(item.url, rules.robotsAgent)) {
+    if (robots?.unavailable && !item.lastAttempt) throw new RobotsUnavailableError();
+    // Other pages' robots.txt was read as their link was followed; one unreadable then is read now.
+    if ((start || robots?.unavailable) && robots && !robots.allows(item.url, rules.robotsAgent)) {
       const page = await pending;
       const digest = keyDigest(urlKey(page.url, { ignoreQuery: false, similar: false }) ?? page.url);
       await this.deps.store.discover(page.jobId, [], [{ url: page.url, digest: `robots-${digest}`.slice(0, 40), depth: 0, foundOn: undefined }], rules.limit, Date.now());

@@ -82,7 +82,13 @@ export class LinkFilter {
     const blocked: FoundUrl[] = [];
     for (const c of matched) {
       const entry = { url: c.url, digest: c.digest, depth: c.depth, foundOn: c.foundOn };
-      if (rules.ignoreRobotsTxt || (await this.deps.robots.rulesOf(c.url)).allows(c.url, rules.robotsAgent)) found.push(entry);
+      if (rules.ignoreRobotsTxt) {
+        found.push(entry);
+        continue;
+      }
+      const robots = await this.deps.robots.rulesOf(c.url);
+      // robots.txt unreadable for now (a 5xx): the page's own attempt reads it again (crawl-scraper.ts).
+      if (robots.unavailable || robots.allows(c.url, rules.robotsAgent)) found.push(entry);
       else blocked.push(entry);
     }
     return { found, blocked };
