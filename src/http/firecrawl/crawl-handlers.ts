@@ -116,6 +116,7 @@ export function crawlHandlers(deps: CrawlEdgeDeps): HandlersOf<CrawlOperations> 
       const { links, cost } = await deps.mapper.map({
         caller, url: new URL(b.url).href, search: b.search, sitemap: b.sitemap ?? 'include', includeSubdomains: b.includeSubdomains ?? true,
         ignoreQueryParameters: b.ignoreQueryParameters ?? true, limit: b.limit ?? 5_000, timeoutMs: b.timeout ?? 60_000, options: firecrawlOptions({ formats: ['links'] }),
+        robotsAgent: ROBOTS_AGENT,
       });
       recordCost(res, cost);
       res.json({ success: true, links, creditsUsed: cost });
