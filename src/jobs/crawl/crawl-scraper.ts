@@ -12,7 +12,7 @@ import type { HostGate, HostRule } from './host-gate.js';
 import type { Candidate, LinkFilter } from './link-filter.js';
 import type { RobotsBook, RobotsRules } from './robots-book.js';
 import type { SiteFiles } from './site-fetcher.js';
-import { sitemapUrls, type SitemapParser } from './sitemap-reader.js';
+import { SITEMAP_LIMITS, sitemapUrls, type SitemapParser } from './sitemap-reader.js';
 import { keyDigest, urlKey } from './url-key.js';
 
 export interface CrawlScraperDeps {
@@ -30,10 +30,6 @@ export interface CrawlScraperDeps {
 
 /** A 429 or 503 without Retry-After backs its host off this long. */
 const DEFAULT_BACK_OFF_MS = 2_000;
-/** Sitemaps a crawl reads at most, their bytes and their time. */
-const SITEMAP_FILES = 50;
-const SITEMAP_BYTES = 50 * 1024 * 1024;
-const SITEMAP_MS = 30_000;
 /** Crawls whose decoded rules are kept. */
 const MAX_KEPT_RULES = 1_000;
 
@@ -150,7 +146,7 @@ export class CrawlScraper implements DocumentScraper {
   private async sitemapCandidates(files: SiteFiles, rules: CrawlRules, robots: RobotsRules | undefined, keyHash: string): Promise<Candidate[]> {
     const parse: SitemapParser = (input) => this.deps.sitemapWorkers.run('sitemapXml', input, { key: keyHash });
     const urls = await sitemapUrls(files, parse, new URL(rules.startUrl), robots?.sitemaps ?? [], {
-      maxFiles: SITEMAP_FILES, maxUrls: Math.min(rules.limit * 2, 100_000), maxBytes: SITEMAP_BYTES, deadline: Date.now() + SITEMAP_MS,
+      maxFiles: SITEMAP_LIMITS.files, maxUrls: Math.min(rules.limit * 2, SITEMAP_LIMITS.crawlUrls), maxBytes: SITEMAP_LIMITS.bytes, deadline: Date.now() + SITEMAP_LIMITS.crawlMs,
     });
     return urls.map((url) => ({ url, depth: 0, foundOn: undefined }));
   }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type parseRobots from 'robots-parser';
 import type { SiteFiles } from './site-fetcher.js';
+import { SITEMAP_LIMITS } from './sitemap-reader.js';
 
 /** What robots.txt says of one origin, for the agent asked. */
 export interface RobotsRules {
@@ -80,7 +81,7 @@ export class RobotsBook {
         const seconds = robots.getCrawlDelay(agent);
         return seconds === undefined || !Number.isFinite(seconds) || seconds <= 0 ? undefined : Math.min(MAX_DELAY_MS, Math.round(seconds * 1000));
       },
-      sitemaps: robots.getSitemaps().slice(0, 50),
+      sitemaps: robots.getSitemaps().slice(0, SITEMAP_LIMITS.files),
       unavailable: false,
     };
   }
