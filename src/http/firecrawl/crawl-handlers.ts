@@ -11,7 +11,7 @@ import { recordCost } from '../answer-locals.js';
 import { firecrawlOptions } from '../decode/firecrawl-options.js';
 import { JobsUnavailableError } from '../errors/firecrawl-errors.js';
 import type { HandlersOf } from '../routing/operations.js';
-import { urlRefusal } from './batch-urls.js';
+import { urlRefusal } from '../../egress/target-policy/url-refusal.js';
 import { authenticatedCaller } from './firecrawl-caller.js';
 import { checkInWorkers } from './option-checks.js';
 import { publicBase } from './public-base.js';

@@ -5,10 +5,10 @@ import type { Caller } from '../../scrape/scrape-service.js';
 import type { FirecrawlDocuments } from '../firecrawl/firecrawl-documents.js';
 import type { FirecrawlOptions } from '../firecrawl/firecrawl-options.js';
 import { CrawlScope } from './crawl-scope.js';
-import { refusedLink } from './link-filter.js';
+import { followableLink } from './followable-link.js';
 import type { RobotsBook } from './robots-book.js';
 import type { SiteFiles } from './site-fetcher.js';
-import { sitemapUrls, type SitemapParser } from './sitemap-reader.js';
+import { SITEMAP_LIMITS, sitemapUrls, type SitemapParser } from './sitemap-reader.js';
 import { urlKey } from './url-key.js';
 
 export interface MapLink {
@@ -43,8 +43,6 @@ export interface SiteMapperDeps {
 
 /** Pages a map fetches at most, the start among them, when sitemaps and the start page give fewer URLs than asked. */
 const WALK_PAGES = 5;
-const SITEMAP_FILES = 50;
-const SITEMAP_BYTES = 50 * 1024 * 1024;
 /** A page is not started with less time left than this. */
 const PAGE_MIN_MS = 1_000;
 /** Refusals of the key itself end the map; a page that fails does not. */
@@ -80,14 +78,8 @@ export class SiteMapper {
     const scope = new CrawlScope(start, { crawlEntireDomain: true, allowSubdomains: request.includeSubdomains, allowExternalLinks: false });
     const found = new Map<string, MapLink>();
     const add = (text: string, title?: string, description?: string): boolean => {
-      let url: URL;
-      try {
-        url = new URL(text);
-      } catch {
-        return false;
-      }
-      url.hash = '';
-      if (refusedLink(url, this.deps.policy) || !scope.allows(url)) return false;
+      const url = followableLink(text, this.deps.policy, scope);
+      if (!url) return false;
       const key = urlKey(url.href, { ignoreQuery: request.ignoreQueryParameters, similar: true });
       if (key === undefined) return false;
       const known = found.get(key);
@@ -109,7 +101,7 @@ export class SiteMapper {
         return parsed;
       };
       const urls = await sitemapUrls(this.deps.files, parse, start, robots?.sitemaps ?? [], {
-        maxFiles: SITEMAP_FILES, maxUrls: request.limit, maxBytes: SITEMAP_BYTES, deadline: request.sitemap === 'only' ? deadline : deadline - PAGE_MIN_MS,
+        maxFiles: SITEMAP_LIMITS.files, maxUrls: request.limit, maxBytes: SITEMAP_LIMITS.bytes, deadline: request.sitemap === 'only' ? deadline : deadline - PAGE_MIN_MS,
       });
       for (const url of urls) if (add(url)) fromSitemap.add(url);
     }
