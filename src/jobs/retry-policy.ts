@@ -58,11 +58,18 @@ export function backoffMs(attempt: number, baseMs: number, random = Math.random)
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
+/** A delay an error asks for is kept to this (a host's back-off is capped below it anyway). */
+const MAX_ASKED_MS = 10 * 60_000;
+const LATER_JITTER_MS = 50;
+
 /**
- * When a `later` attempt comes back (with jitter): the HTML workers' queue frees within
- * milliseconds, anything else (a restart, the database, the key's slots) takes longer.
+ * When a `later` attempt comes back (with jitter): when the error says (`retryInMs`: a crawl's
+ * host is not free until then), then; the HTML workers' queue frees within milliseconds, anything
+ * else (a restart, the database, the key's slots) takes longer.
  */
 export function laterMs(err: unknown, random = Math.random): number {
+  const asked = (err as { retryInMs?: unknown } | undefined)?.retryInMs;
+  if (typeof asked === 'number' && Number.isFinite(asked) && asked >= 0) return Math.round(Math.min(asked, MAX_ASKED_MS) + random() * LATER_JITTER_MS);
   const base = outcomeOf(err) === 'busy' ? 100 : 1_000;
   return Math.round(base + random() * base);
 }

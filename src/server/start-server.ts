@@ -63,7 +63,7 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   const webhooks = webhookParts(config, { db, ownPorts: scrape.ownPorts, metrics, logger });
   // The document maker serves POST /v2/scrape and the job engine's items alike.
   const documents = firecrawlDocuments({ service: scrape.service, htmlWorkers: scrape.htmlWorkers });
-  const crawling = crawlParts(config, { db, documents, egress: scrape.egress, policy: scrape.policy, logger });
+  const crawling = crawlParts(config, { db, documents, egress: scrape.egress, policy: scrape.policy });
   const jobs = overrides.jobs
     ? undefined
     : await jobParts(config, {
@@ -96,7 +96,6 @@ export async function startServer(config: Config, logger: Logger, overrides: Scr
   edge.sessionUpkeep.start();
   webhooks.start();
   jobs?.start();
-  crawling.start();
   if ((await stores.keys.list()).length === 0) {
     logger.info('No API key exists yet. Create one with: npx scrapegate keys create --plan free');
   }

@@ -65,7 +65,7 @@ describe('Firecrawl map (sqlite)', function () {
     const limited = (await (await map(key, { url: site.url('/p/0'), limit: 50 })).json()) as { links: unknown[] };
     expect(limited.links.length).to.equal(50);
     // A refused start URL, by a loopback spelling (the service's own port): the metadata and private
-    // addresses are refused by the same decision (urlRefusal), tested without a socket in batch-urls.test.ts.
+    // addresses are refused by the same decision (urlRefusal), tested without a socket in url-refusal.test.ts.
     expect((await map(key, { url: `${server.base}/healthz` })).status).to.equal(400);
   });
 

@@ -11,7 +11,7 @@ import { recordCost } from '../answer-locals.js';
 import { firecrawlOptions } from '../decode/firecrawl-options.js';
 import { JobsUnavailableError } from '../errors/firecrawl-errors.js';
 import type { HandlersOf } from '../routing/operations.js';
-import { urlRefusal } from './batch-urls.js';
+import { urlRefusal } from '../../egress/target-policy/url-refusal.js';
 import { authenticatedCaller } from './firecrawl-caller.js';
 import { checkInWorkers } from './option-checks.js';
 import { publicBase } from './public-base.js';
@@ -116,6 +116,7 @@ export function crawlHandlers(deps: CrawlEdgeDeps): HandlersOf<CrawlOperations> 
       const { links, cost } = await deps.mapper.map({
         caller, url: new URL(b.url).href, search: b.search, sitemap: b.sitemap ?? 'include', includeSubdomains: b.includeSubdomains ?? true,
         ignoreQueryParameters: b.ignoreQueryParameters ?? true, limit: b.limit ?? 5_000, timeoutMs: b.timeout ?? 60_000, options: firecrawlOptions({ formats: ['links'] }),
+        robotsAgent: ROBOTS_AGENT,
       });
       recordCost(res, cost);
       res.json({ success: true, links, creditsUsed: cost });

@@ -12,7 +12,7 @@ import type { HostGate, HostRule } from './host-gate.js';
 import type { Candidate, LinkFilter } from './link-filter.js';
 import type { RobotsBook, RobotsRules } from './robots-book.js';
 import type { SiteFiles } from './site-fetcher.js';
-import { sitemapUrls, type SitemapParser } from './sitemap-reader.js';
+import { SITEMAP_LIMITS, sitemapUrls, type SitemapParser } from './sitemap-reader.js';
 import { keyDigest, urlKey } from './url-key.js';
 
 export interface CrawlScraperDeps {
@@ -30,10 +30,6 @@ export interface CrawlScraperDeps {
 
 /** A 429 or 503 without Retry-After backs its host off this long. */
 const DEFAULT_BACK_OFF_MS = 2_000;
-/** Sitemaps a crawl reads at most, their bytes and their time. */
-const SITEMAP_FILES = 50;
-const SITEMAP_BYTES = 50 * 1024 * 1024;
-const SITEMAP_MS = 30_000;
 /** Crawls whose decoded rules are kept. */
 const MAX_KEPT_RULES = 1_000;
 
@@ -41,6 +37,19 @@ const MAX_KEPT_RULES = 1_000;
 export class RobotsRefusedError extends InvalidValueError {
   constructor() {
     super('url', "the site's robots.txt does not allow crawling this URL", 'value_error.robots');
+  }
+}
+
+/**
+ * The page's robots.txt could not be read for now (a 5xx, no answer): the page is tried again
+ * later, with backoff, as a target's 5xx is; on its last attempt the site's silence refuses it.
+ */
+export class RobotsUnavailableError extends Error {
+  readonly outcome = 'target_unusable';
+
+  constructor() {
+    super("the site's robots.txt cannot be read for now (a 5xx or no answer): tried again later");
+    this.name = 'RobotsUnavailableError';
   }
 }
 
@@ -78,7 +87,9 @@ export class CrawlScraper implements DocumentScraper {
     // robots.txt and sitemaps are read in their host's turns, as its pages are, before this page's.
     const files = new GatedFiles(this.deps.files, this.deps.gate, this.deps.hostCap, item.cancelled);
     const robots = rules.ignoreRobotsTxt ? undefined : await this.deps.robots.rulesOf(item.url, files);
-    if (start && robots && !robots.allows(item.url, rules.robotsAgent)) {
+    if (robots?.unavailable && !item.lastAttempt) throw new RobotsUnavailableError();
+    // Other pages' robots.txt was read as their link was followed; one unreadable then is read now.
+    if ((start || robots?.unavailable) && robots && !robots.allows(item.url, rules.robotsAgent)) {
       const page = await pending;
       const digest = keyDigest(urlKey(page.url, { ignoreQuery: false, similar: false }) ?? page.url);
       await this.deps.store.discover(page.jobId, [], [{ url: page.url, digest: `robots-${digest}`.slice(0, 40), depth: 0, foundOn: undefined }], rules.limit, Date.now());
@@ -135,7 +146,7 @@ export class CrawlScraper implements DocumentScraper {
   private async sitemapCandidates(files: SiteFiles, rules: CrawlRules, robots: RobotsRules | undefined, keyHash: string): Promise<Candidate[]> {
     const parse: SitemapParser = (input) => this.deps.sitemapWorkers.run('sitemapXml', input, { key: keyHash });
     const urls = await sitemapUrls(files, parse, new URL(rules.startUrl), robots?.sitemaps ?? [], {
-      maxFiles: SITEMAP_FILES, maxUrls: Math.min(rules.limit * 2, 100_000), maxBytes: SITEMAP_BYTES, deadline: Date.now() + SITEMAP_MS,
+      maxFiles: SITEMAP_LIMITS.files, maxUrls: Math.min(rules.limit * 2, SITEMAP_LIMITS.crawlUrls), maxBytes: SITEMAP_LIMITS.bytes, deadline: Date.now() + SITEMAP_LIMITS.crawlMs,
     });
     return urls.map((url) => ({ url, depth: 0, foundOn: undefined }));
   }

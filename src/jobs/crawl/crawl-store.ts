@@ -5,6 +5,7 @@ import type { JobStatus } from '../job-ports.js';
  * What a crawl keeps in the database beside its job (store/jobs/crawl-store-sql.ts): its rules,
  * and its frontier, every URL it met once by its key's digest, unique per crawl, so that a page
  * is fetched at most once per crawl over every instance. A URL to crawl is also a job item.
+ * Its rows go when its job is pruned, in the same transaction (store/jobs/job-records-sql.ts).
  */
 
 /** A URL found, to be crawled (or refused by robots.txt). */
@@ -50,6 +51,4 @@ export interface CrawlStore {
   claim(jobId: string, target: FoundUrl, now: number): Promise<boolean>;
   /** The URLs robots.txt refused, in the order met (at most `max`). */
   robotsBlocked(jobId: string, max: number): Promise<string[]>;
-  /** Deletes up to `limit` crawls' rows whose job was pruned: how many crawls went. */
-  pruneOrphans(limit: number): Promise<number>;
 }

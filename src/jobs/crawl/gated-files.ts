@@ -13,7 +13,7 @@ const LEASE_MARGIN_MS = 10_000;
 export class GatedFiles implements SiteFiles {
   constructor(private readonly files: SiteFiles, private readonly gate: HostGate, private readonly cap: number, private readonly cancelled?: AbortSignal) {}
 
-  async get(url: string, timeoutMs: number): Promise<SiteFile | undefined> {
+  async get(url: string, timeoutMs: number, maxBytes?: number): Promise<SiteFile | undefined> {
     let host: string;
     try {
       host = new URL(url).host;
@@ -23,7 +23,7 @@ export class GatedFiles implements SiteFiles {
     const rule: HostRule = { cap: this.cap, spacingMs: 0, leaseMs: timeoutMs + LEASE_MARGIN_MS };
     const turn = await this.gate.enter(host, rule, this.cancelled);
     try {
-      return await this.files.get(url, timeoutMs);
+      return await this.files.get(url, timeoutMs, maxBytes);
     } finally {
       void turn.release().catch(() => undefined);
     }

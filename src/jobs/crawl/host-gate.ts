@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** The host's turn did not come within the wait: the item goes back to the queue, its attempt not counted. */
+/**
+ * The host's turn is not free now: the item goes back to the queue, its attempt not counted, to
+ * come back in `retryInMs` (retry-policy.ts laterMs), so that no worker sits waiting for a host.
+ */
 export class HostBusyError extends Error {
   readonly outcome = 'busy';
 
-  constructor(host: string) {
+  constructor(host: string, readonly retryInMs: number) {
     super(`${host} is being crawled as fast as its politeness allows`);
     this.name = 'HostBusyError';
   }
@@ -50,15 +53,22 @@ local nextAt = tonumber(redis.call('get', KEYS[1]) or '0')
 if until_ > nextAt then redis.call('set', KEYS[1], until_, 'PX', ARGV[1]) end
 return 0`;
 
-/** A full host is asked again this often (with jitter), and waited for this long at most. */
+/** A full host is asked again this often (with jitter), while the wait stays within INLINE_WAIT_MS. */
 const POLL_MS = 30;
-const MAX_WAIT_MS = 20_000;
+/**
+ * A worker waits for its host this long at most (a turn handed back a moment late, a spacing
+ * about to end); past it the item is requeued: a worker waiting on a polite host serves no one.
+ */
+const INLINE_WAIT_MS = 100;
+/** A full host (its holders' ends unknown) is tried again this long after, with jitter. */
+const FULL_RETRY_MS = 250;
 
 /**
  * Each host's politeness, held in Redis so that every instance keeps it together: at most `cap`
  * requests at once (CRAWL_HOST_CONCURRENCY), or with a delay one at a time that far apart, and
  * no request before a back-off the host asked for (429/503, Retry-After) has passed. A holder
- * that dies lets go when its lease lapses.
+ * that dies lets go when its lease lapses. A turn not free within a moment is not waited for:
+ * HostBusyError says when to come back, and the item is requeued for then.
  */
 export class HostGate {
   constructor(private readonly redis: Redis, private readonly prefix: string) {}
@@ -67,14 +77,16 @@ export class HostGate {
     const holders = `${this.prefix}:host:${host}:holders`;
     const nextAt = `${this.prefix}:host:${host}:next`;
     const token = randomUUID();
-    const giveUp = Date.now() + MAX_WAIT_MS;
+    const giveUp = Date.now() + INLINE_WAIT_MS;
     for (;;) {
       const wait = Number(await this.redis.eval(ACQUIRE, 2, holders, nextAt, rule.cap, rule.leaseMs, token));
       if (wait === 0) {
         return { release: async () => void (await this.redis.eval(RELEASE, 2, holders, nextAt, token, rule.spacingMs)) };
       }
       const pause = wait > 0 ? wait : POLL_MS + Math.random() * POLL_MS;
-      if (Date.now() + pause > giveUp || cancelled?.aborted) throw new HostBusyError(host);
+      if (Date.now() + pause > giveUp || cancelled?.aborted) {
+        throw new HostBusyError(host, wait > 0 ? wait : Math.round(FULL_RETRY_MS + Math.random() * FULL_RETRY_MS));
+      }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

@@ -1,12 +1,10 @@
-import { isIP } from 'node:net';
 import type { HtmlWorkers } from '../../content/html-work/html-workers.js';
-import { TargetForbiddenError } from '../../egress/fetch-errors.js';
-import { bareHost, defaultPort } from '../../egress/host-port.js';
 import type { TargetPolicy } from '../../egress/target-policy/target-policy.js';
 import { InvalidValueError } from '../../scrape/invalid-value-error.js';
 import { CrawlScope } from './crawl-scope.js';
 import type { CrawlRules } from './crawl-rules.js';
 import type { FoundUrl } from './crawl-store.js';
+import { followableLink } from './followable-link.js';
 import type { RobotsBook } from './robots-book.js';
 import { keyDigest, urlKey } from './url-key.js';
 
@@ -15,24 +13,6 @@ export interface Candidate {
   url: string;
   depth: number;
   foundOn: string | undefined;
-}
-
-const MAX_URL_CHARS = 8192;
-
-/**
- * Whether the policy refuses the URL without a socket: its scheme, or an address it names (a
- * name is judged when it is fetched, as every scrape's is). A link to 169.254.169.254 or to the
- * service's own port leads nowhere; the crawl goes on.
- */
-export function refusedLink(url: URL, policy: TargetPolicy): boolean {
-  try {
-    policy.checkScheme(url);
-  } catch (err) {
-    if (err instanceof TargetForbiddenError) return true;
-    throw err;
-  }
-  const bare = bareHost(url.hostname);
-  return isIP(bare) !== 0 && policy.addresses.decide(bare, defaultPort(url)) !== undefined;
 }
 
 /** The crawl's patterns took longer than their budget on this page's links: they are the caller's to fix. */
@@ -63,15 +43,8 @@ export class LinkFilter {
     const seen = new Set<string>();
     const kept: Array<Candidate & { digest: string }> = [];
     for (const c of candidates) {
-      if (c.url.length > MAX_URL_CHARS) continue;
-      let url: URL;
-      try {
-        url = new URL(c.url);
-      } catch {
-        continue;
-      }
-      url.hash = '';
-      if (refusedLink(url, this.deps.policy) || !scope.allows(url)) continue;
+      const url = followableLink(c.url, this.deps.policy, scope);
+      if (!url) continue;
       const key = urlKey(url.href, choice);
       if (key === undefined || seen.has(key)) continue;
       seen.add(key);
@@ -82,7 +55,13 @@ export class LinkFilter {
     const blocked: FoundUrl[] = [];
     for (const c of matched) {
       const entry = { url: c.url, digest: c.digest, depth: c.depth, foundOn: c.foundOn };
-      if (rules.ignoreRobotsTxt || (await this.deps.robots.rulesOf(c.url)).allows(c.url, rules.robotsAgent)) found.push(entry);
+      if (rules.ignoreRobotsTxt) {
+        found.push(entry);
+        continue;
+      }
+      const robots = await this.deps.robots.rulesOf(c.url);
+      // robots.txt unreadable for now (a 5xx): the page's own attempt reads it again (crawl-scraper.ts).
+      if (robots.unavailable || robots.allows(c.url, rules.robotsAgent)) found.push(entry);
       else blocked.push(entry);
     }
     return { found, blocked };

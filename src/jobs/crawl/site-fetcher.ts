@@ -12,8 +12,8 @@ export interface SiteFile {
 
 /** Fetches a site's own files for a crawl or a map: never charged, always through the target policy. */
 export interface SiteFiles {
-  /** Undefined: the file could not be fetched (refused, unreachable, too large, timed out). */
-  get(url: string, timeoutMs: number): Promise<SiteFile | undefined>;
+  /** Undefined: the file could not be fetched (refused, unreachable, larger than `maxBytes` or the fetcher's own cap, timed out). */
+  get(url: string, timeoutMs: number, maxBytes?: number): Promise<SiteFile | undefined>;
 }
 
 export interface SiteFetcherOptions {
@@ -28,18 +28,23 @@ export interface SiteFetcherOptions {
  * refusal or a failure is no file: the crawl goes on as if there were none.
  */
 export class SiteFetcher implements SiteFiles {
-  private readonly fetcher: PlainFetcher;
+  /** One fetcher per byte cap asked for (robots.txt's and the sitemaps'): a few at most. */
+  private readonly fetchers = new Map<number, PlainFetcher>();
 
-  constructor(private readonly egress: Egress, options: SiteFetcherOptions) {
-    this.fetcher = new PlainFetcher({ maxBodyBytes: options.maxBytes, maxRedirects: options.maxRedirects, userAgent: USER_AGENT });
-  }
+  constructor(private readonly egress: Egress, private readonly options: SiteFetcherOptions) {}
 
-  async get(url: string, timeoutMs: number): Promise<SiteFile | undefined> {
+  async get(url: string, timeoutMs: number, maxBytes?: number): Promise<SiteFile | undefined> {
+    const cap = Math.min(maxBytes ?? this.options.maxBytes, this.options.maxBytes);
+    let fetcher = this.fetchers.get(cap);
+    if (!fetcher) {
+      fetcher = new PlainFetcher({ maxBodyBytes: cap, maxRedirects: this.options.maxRedirects, userAgent: USER_AGENT });
+      this.fetchers.set(cap, fetcher);
+    }
     const deadline = new Deadline(timeoutMs);
     try {
       const target = new URL(url);
       this.egress.policy.checkScheme(target);
-      const page = await this.fetcher.fetch(
+      const page = await fetcher.fetch(
         {
           url: target, method: 'GET', headers: {}, body: undefined, cookies: [], browser: false, returnPageSource: false, jsSnippet: undefined,
           waitForSelector: undefined, blockResources: [], proxy: { type: 'datacenter', country: undefined, sessionId: undefined }, timeoutMs, capture: undefined,

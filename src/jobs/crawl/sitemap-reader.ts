@@ -5,6 +5,25 @@ import type { SiteFiles } from './site-fetcher.js';
 
 const unzip = promisify(gunzip);
 
+/**
+ * What a site's sitemaps may cost a crawl or a map, named once: every caller and the sitemap
+ * thread (server/crawl-parts.ts) read these, and docs/crawling.md states them.
+ */
+export const SITEMAP_LIMITS = {
+  /** Sitemap files read at most (indexes included), and sitemaps taken from robots.txt. */
+  files: 50,
+  /** One file's bytes at most, as fetched and after decompression. */
+  bytes: 50 * 1024 * 1024,
+  /** URLs a crawl takes of them at most (twice its limit when less). */
+  crawlUrls: 100_000,
+  /** A crawl's reading of them all ends by then (a map's, by its own timeout). */
+  crawlMs: 30_000,
+  /** One file's fetch at most. */
+  fetchMs: 15_000,
+  /** One file's parse on the sitemap thread at most: a large file takes seconds. */
+  parseMs: 15_000,
+} as const;
+
 export interface SitemapLimits {
   /** Sitemap files read at most (indexes included). */
   maxFiles: number;
@@ -22,8 +41,6 @@ export interface SitemapLimits {
  */
 export type SitemapParser = (input: SitemapXmlInput) => Promise<SitemapXmlOutput>;
 
-const FETCH_MS = 15_000;
-
 /**
  * The URLs of a site's sitemaps: those robots.txt names and /sitemap.xml, nested indexes
  * followed, `.gz` files (or gzip bodies) inflated within the size bound (zlib works off the
@@ -40,7 +57,7 @@ export async function sitemapUrls(files: SiteFiles, parse: SitemapParser, start:
     if (seen.has(next)) continue;
     seen.add(next);
     read++;
-    const file = await files.get(next, Math.max(1, Math.min(FETCH_MS, limits.deadline - Date.now())));
+    const file = await files.get(next, Math.max(1, Math.min(SITEMAP_LIMITS.fetchMs, limits.deadline - Date.now())));
     if (!file || file.status >= 400) continue;
     let xml = file.body;
     if (xml.length >= 2 && xml[0] === 0x1f && xml[1] === 0x8b) {

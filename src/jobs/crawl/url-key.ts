@@ -28,9 +28,10 @@ export function urlKey(text: string, choice: KeyChoice): string | undefined {
   let path = url.pathname;
   if (choice.similar) {
     if (host.startsWith('www.')) host = host.slice(4);
-    path = path.replace(INDEX_PAGE, '/');
+    // Once, after the slashes: /docs/index.html/ is /docs too, and nothing is stripped twice.
+    path = trimSlashes(path).replace(INDEX_PAGE, '/');
   }
-  if (path.length > 1 && path.endsWith('/')) path = path.replace(/\/+$/, '') || '/';
+  path = trimSlashes(path);
   let query = '';
   if (!choice.ignoreQuery && url.search.length > 1) {
     const params = [...url.searchParams.entries()].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
@@ -38,6 +39,17 @@ export function urlKey(text: string, choice: KeyChoice): string | undefined {
   }
   const scheme = choice.similar ? '' : url.protocol;
   return `${scheme}//${host}${path}${query}`;
+}
+
+/**
+ * The path without its trailing slashes ("/" stays): one pass back from the end. A regex such as
+ * /\/+$/ retries from every slash of a run that does not end the path, quadratic in a hostile
+ * path (20,000 slashes then a letter: a second per key).
+ */
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return end === path.length ? path : path.slice(0, end);
 }
 
 /** The key as stored: a fixed-size digest, so that a unique index holds it whatever the URL's length. */

@@ -97,15 +97,4 @@ export class CrawlStoreSql implements CrawlStore {
     const rows = (await this.knex('crawl_urls').select('url').where({ job_id: jobId, blocked: true }).orderBy('created_at').limit(max)) as Array<{ url: string }>;
     return rows.map((r) => r.url);
   }
-
-  async pruneOrphans(limit: number): Promise<number> {
-    const orphans = (await this.knex('crawls').select('job_id').whereNotExists(this.knex('jobs').select('id').whereRaw('jobs.id = crawls.job_id')).limit(limit)) as Array<{ job_id: string }>;
-    for (const { job_id } of orphans) {
-      await this.knex.transaction(async (trx) => {
-        await trx('crawl_urls').where('job_id', job_id).delete();
-        await trx('crawls').where('job_id', job_id).delete();
-      });
-    }
-    return orphans.length;
-  }
 }

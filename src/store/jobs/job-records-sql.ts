@@ -125,6 +125,9 @@ export class JobRecordsSql implements JobRecords {
     for (const id of ids) {
       await this.knex.transaction(async (trx) => {
         await trx('job_items').where('job_id', id).delete();
+        // A crawl's rules and frontier go with its job: no row outlives it, so nothing sweeps orphans.
+        await trx('crawl_urls').where('job_id', id).delete();
+        await trx('crawls').where('job_id', id).delete();
         await trx('jobs').where('id', id).delete();
       });
     }

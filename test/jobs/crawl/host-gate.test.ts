@@ -1,7 +1,20 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { HostBusyError, HostGate } from '../../../src/jobs/crawl/host-gate.js';
+import { HostBusyError, HostGate, type HostRule, type HostTurn } from '../../../src/jobs/crawl/host-gate.js';
+import { laterMs } from '../../../src/jobs/retry-policy.js';
 import { TestRedis } from '../../helpers/test-redis.js';
+
+/** Enters as the job engine would: a busy host's item comes back when HostBusyError says. */
+async function enterRequeued(gate: HostGate, host: string, rule: HostRule): Promise<HostTurn> {
+  for (;;) {
+    try {
+      return await gate.enter(host, rule);
+    } catch (err) {
+      if (!(err instanceof HostBusyError)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, laterMs(err)));
+    }
+  }
+}
 
 describe('crawl host gate (Redis)', function () {
   this.timeout(60_000);
@@ -24,21 +37,16 @@ describe('crawl host gate (Redis)', function () {
     const rule = { cap: 2, spacingMs: 0, leaseMs: 60_000 };
     const first = await one.enter('site:1', rule);
     await two.enter('site:1', rule);
-    let third = false;
-    const waiting = one.enter('site:1', rule).then((turn) => {
-      third = true;
-      return turn;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(third).to.equal(false);
+    let refused: unknown;
+    await one.enter('site:1', rule).catch((err: unknown) => (refused = err));
+    expect(refused).to.be.instanceOf(HostBusyError);
     await first.release();
-    await (await waiting).release();
-    expect(third).to.equal(true);
+    await (await one.enter('site:1', rule)).release();
     // A holder that never releases (its instance died) lets go after its lease.
     const short = { cap: 1, spacingMs: 0, leaseMs: 300 };
     await one.enter('site:2', short);
     const started = performance.now();
-    await two.enter('site:2', short);
+    await enterRequeued(two, 'site:2', short);
     expect(performance.now() - started).to.be.at.least(200);
   });
 
@@ -48,19 +56,31 @@ describe('crawl host gate (Redis)', function () {
     const turn = await gate.enter('site:3', rule);
     await turn.release();
     const released = performance.now();
-    await (await gate.enter('site:3', rule)).release();
+    await (await enterRequeued(gate, 'site:3', rule)).release();
     expect(performance.now() - released).to.be.at.least(140);
     await gate.backOff('site:4', 400);
     const asked = performance.now();
-    await (await gate.enter('site:4', { cap: 2, spacingMs: 0, leaseMs: 60_000 })).release();
+    await (await enterRequeued(gate, 'site:4', { cap: 2, spacingMs: 0, leaseMs: 60_000 })).release();
     expect(performance.now() - asked).to.be.at.least(350);
   });
 
-  it('gives up on a host whose turn does not come, so the item goes back to the queue', async () => {
+  it('does not hold a worker waiting for a host: its item is requeued for when the turn comes (retryInMs)', async () => {
     const gate = new HostGate(a, 'busy');
     await gate.backOff('site:5', 60_000);
     let refused: unknown;
+    let started = performance.now();
     await gate.enter('site:5', { cap: 1, spacingMs: 0, leaseMs: 60_000 }).catch((err: unknown) => (refused = err));
+    expect(performance.now() - started).to.be.below(1_000);
     expect(refused).to.be.instanceOf(HostBusyError);
+    expect((refused as HostBusyError).retryInMs).to.be.within(59_000, 60_000);
+    expect(laterMs(refused)).to.be.within(59_000, 60_100);
+    // A full host: its holders' ends are unknown, it is tried again soon.
+    const held = await gate.enter('site:6', { cap: 1, spacingMs: 0, leaseMs: 60_000 });
+    started = performance.now();
+    refused = undefined;
+    await gate.enter('site:6', { cap: 1, spacingMs: 0, leaseMs: 60_000 }).catch((err: unknown) => (refused = err));
+    expect(performance.now() - started).to.be.below(1_000);
+    expect((refused as HostBusyError).retryInMs).to.be.within(1, 1_000);
+    await held.release();
   });
 });

@@ -34,6 +34,16 @@ describe('crawl link filter', function () {
     expect(sorted.blocked.map((f) => f.url)).to.deep.equal(['http://127.0.0.1:8080/private/c']);
   });
 
+  it('with allowExternalLinks, follows other hosts, while every hop still meets the target policy (judged on its decision alone)', async () => {
+    const sorted = await filter.sort(rules({ allowExternalLinks: true, crawlEntireDomain: false }), [
+      at('http://127.0.0.1:8080/a'), at('http://example.com/x'), at('https://docs.example.org/y#top'), at('http://example.com/private/z'),
+      at('http://169.254.169.254/latest/meta-data/'), at('http://[fd00:ec2::254]/latest/meta-data/'), at('http://10.0.0.1/'), at('http://192.168.1.1:8443/'),
+      at('http://[::1]/'), at('http://127.0.0.2:8080/b'), at('http://127.0.0.1:9999/v2/crawl/active'), at('http://0.0.0.0/'), at('file:///etc/passwd'),
+    ], 'key');
+    expect(sorted.found.map((f) => f.url)).to.deep.equal(['http://127.0.0.1:8080/a', 'http://example.com/x', 'https://docs.example.org/y']);
+    expect(sorted.blocked.map((f) => f.url)).to.deep.equal(['http://example.com/private/z']);
+  });
+
   it('matches patterns on the pathname, or the whole URL, in a worker', async () => {
     const links = [at('http://127.0.0.1:8080/docs/a'), at('http://127.0.0.1:8080/blog/b'), at('http://127.0.0.1:8080/docs/old/c')];
     const kept = await filter.sort(rules({ includePaths: ['^/docs/'], excludePaths: ['/old/'] }), links, 'key');

@@ -21,6 +21,16 @@ describe('crawl URL keys', () => {
     expect(new Set(spellings.map((u) => urlKey(u, exact))).size).to.be.greaterThan(1);
   });
 
+  it('keys a hostile path in linear time, trimming and unfolding index pages once', () => {
+    const hostile = `http://example.com/${'/'.repeat(50_000)}a/${'/'.repeat(50_000)}`;
+    const started = performance.now();
+    for (const choice of [exact, similar]) expect(urlKey(hostile, choice)).to.match(/\/a$/);
+    expect(performance.now() - started).to.be.below(250);
+    expect(urlKey('http://example.com/docs/index.html/', similar)).to.equal('//example.com/docs');
+    expect(urlKey('http://example.com/index.html/index.html', similar)).to.equal('//example.com/index.html');
+    expect(urlKey('http://example.com///', exact)).to.equal('http://example.com/');
+  });
+
   it('refuses what is not an absolute http(s) URL', () => {
     expect(urlKey('mailto:a@b.c', exact)).to.equal(undefined);
     expect(urlKey('/relative', exact)).to.equal(undefined);
