@@ -61,6 +61,8 @@ export class HealthProber {
   private peakRssMb = 0;
   private failures = 0;
   private inFlightSince: number | undefined;
+  private firstProbe: (() => void) | undefined;
+  private readonly answered = new Promise<void>((resolve) => (this.firstProbe = resolve));
   private readonly child: ChildProcess;
   private readonly rssTimer: NodeJS.Timeout | undefined;
 
@@ -88,10 +90,19 @@ export class HealthProber {
         const { ms, status } = JSON.parse(line) as { ms: number; status: number };
         this.inFlightSince = undefined;
         this.probes++;
+        this.firstProbe?.();
         if (status !== 200) this.failures++;
         this.worstMs = Math.max(this.worstMs, ms);
       }
     });
+  }
+
+  /**
+   * Resolves once the first probe is answered: the probing child starts in its own time (longer
+   * on a busy machine), and an attack begun before would be over before it was watched.
+   */
+  ready(): Promise<void> {
+    return this.answered;
   }
 
   private sampleRss(): void {

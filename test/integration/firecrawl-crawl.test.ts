@@ -172,6 +172,7 @@ describe('Firecrawl crawl (sqlite)', function () {
     try {
       const crawlWith = async (includePaths: string[]) => {
         const prober = new HealthProber(server.base);
+        await prober.ready();
         const res = await api(key, '/v2/crawl', { method: 'POST', body: JSON.stringify({ url: site.url('/p/0'), limit: 20, sitemap: 'skip', crawlEntireDomain: true, includePaths }) });
         const { id } = (await res.json()) as { id: string };
         const { status } = await finished(key, id);

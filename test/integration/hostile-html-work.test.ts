@@ -80,6 +80,7 @@ for (const database of testDatabases().slice(0, 1)) {
       ]);
       const noise = await idleWorst();
       const prober = new HealthProber(s.server.base, s.server.pid);
+      await prober.ready();
       const answers = await Promise.all([0, 1, 2, 3].map(() => extract(key, '/nested', COSTLY_RULES)));
       const report = await prober.stop();
       expect(answers.map((r) => r.status)).to.deep.equal([422, 422, 422, 422]);
