@@ -12,8 +12,11 @@ interface Exchange {
   body: string;
 }
 
-/** A plain-http request through the gateway, as Chromium sends one; a cut connection is `status: 0`. */
-function viaGateway(gateway: EgressGateway, url: string, auth: string | undefined): Promise<Exchange> {
+/**
+ * A plain-http request through the gateway, as Chromium sends one; a cut connection is `status: 0`.
+ * `patienceMs`: how long the client waits on a silent connection before it gives up.
+ */
+function viaGateway(gateway: EgressGateway, url: string, auth: string | undefined, patienceMs = 5_000): Promise<Exchange> {
   return new Promise((resolve) => {
     const req = http.request({
       host: '127.0.0.1',
@@ -21,7 +24,7 @@ function viaGateway(gateway: EgressGateway, url: string, auth: string | undefine
       path: url,
       agent: false,
       headers: auth ? { 'proxy-authorization': auth } : {},
-      timeout: 5_000,
+      timeout: patienceMs,
     });
     req.on('response', (res) => {
       let body = '';
@@ -55,6 +58,14 @@ function connectVia(gateway: EgressGateway, target: string, auth: string | undef
     socket.on('close', () => resolve(data));
   });
 }
+
+/**
+ * Answers that leave the client's request open: the target's silence after a head (by design: the
+ * browser's own deadline ends it), and a 101 nobody asked for (the gateway sends nothing and keeps
+ * the connection). The client gives up on them after 1 s, not 5 s: what is checked is that the
+ * gateway serves the request after them, and the 5 s of waiting on each was most of this file's time.
+ */
+const STALLING = new Set(['a status line, then silence', '101 without an upgrade']);
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -93,7 +104,7 @@ describe('EgressGateway', function () {
   it(`relays or refuses ${cases.length} hostile answers without a throw reaching the process, and serves the next request after each`, async () => {
     const outcomes = new Map<string, number>();
     for (let i = 0; i < cases.length; i++) {
-      const { status } = await viaGateway(gateway, hostile.url(`/case/${i}`), auth);
+      const { status } = await viaGateway(gateway, hostile.url(`/case/${i}`), auth, STALLING.has(cases[i].name) ? 1_000 : 5_000);
       outcomes.set(cases[i].name, status);
       if (i % 50 === 49 || i === cases.length - 1) {
         const sane = await viaGateway(gateway, hostile.url('/sane'), auth);
