@@ -29,13 +29,13 @@ const WARM_UP = 2 * CLIENTS;
 const SETTLE_MS = 1_000;
 /**
  * The bound this test holds: synchronous p99 during a running batch within this of the p99
- * without it. The issue's aim is 1.2×; on a quiet 2-core machine the trickle of items that keeps a
- * batch from starving (one a second) lands on the tail: 0.94–1.61× measured, 0.80–0.82× under
- * load, 1.42–1.71× in later quiet runs (docs/jobs.md). 2.5× is what the yielding holds every time;
- * without it the batch fills the
- * HTML workers' queue and the key's synchronous requests are refused.
+ * without it. The issue's aim is 1.2×, and on a quiet 2-core machine six runs in a row gave 1.20,
+ * 1.04, 0.91, 1.19, 1.01 and 1.04× (docs/jobs.md): met, but at its edge, since a p99 of 900
+ * requests moves by a tenth from one run to the next with the machine alone. The test holds 1.5×,
+ * which it met in every run on a loaded machine as well (0.78–1.25×); without the yielding the
+ * batch fills the HTML workers and the key's synchronous requests are refused.
  */
-const BOUND = 2.5;
+const BOUND = 1.5;
 
 function p99(latencies: number[]): number {
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -94,9 +94,16 @@ describe('jobs: synchronous requests keep their p99 during a running batch', fun
       }));
       return samples.map((one) => one.ms);
     };
-    const status = async (id: string) => (await (await fetch(`${server.base}/v2/batch/scrape/${id}?limit=1`, { headers })).json()) as { status: string; completed: number };
 
-    await phase(0); // the server's first requests (modules, pools, connections): measured by nobody
+    const status = async (id: string) => (await (await fetch(`${server.base}/v2/batch/scrape/${id}?limit=1`, { headers })).json()) as { status: string; completed: number };
+    // The server's first requests and its first batch (modules, pools, connections, the job
+    // engine's code): measured by nobody, so that the first round's batch pays no more than the last's.
+    const warm = await fetch(`${server.base}/v2/batch/scrape`, {
+      method: 'POST', headers, body: JSON.stringify({ urls: Array.from({ length: 200 }, (_, i) => target.url(`/page?warm=${i}`)), formats: ['markdown'] }),
+    });
+    const warmId = ((await warm.json()) as { id: string }).id;
+    await phase(0);
+    await eventually(async () => (await status(warmId)).status === 'completed', 60_000, 'the warm-up batch');
     const alone: number[][] = [];
     const during: number[][] = [];
     let progressed = 0;
