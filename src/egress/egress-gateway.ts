@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { EgressError, TargetForbiddenError, type FetchError } from './fetch-errors.js';
 import type { OwnPorts } from './target-policy/own-ports.js';
 import type { EgressContext } from './egress-context.js';
-import { egressFailure, fromParserError } from './egress-failures.js';
+import { egressFailure, fromParserError, invalidStatus } from './egress-failures.js';
 import { relayAnswer } from './gateway-answer.js';
 import { bareHost, defaultPort } from './host-port.js';
 
@@ -227,6 +227,14 @@ export class EgressGateway {
         answer.destroy();
         req.socket.destroy();
       }
+    });
+    // A 101 to a request that asked for no upgrade is no answer: Node gives it to 'upgrade' (and
+    // without a listener drops it) instead of 'response' or 'error', and Chrome would wait for its
+    // deadline. Refused like any status that is not an answer: the connection cut, the reason kept.
+    upstream.on('upgrade', (_answer, socket: Duplex) => {
+      socket.destroy();
+      this.failed(host, port, invalidStatus(101));
+      req.socket.destroy();
     });
     // No answer at all: Chrome reports the request failed, and the gateway knows why.
     upstream.on('error', (err) => {
