@@ -7,7 +7,9 @@ const TICKS_PER_SECOND = 100;
 
 interface ProcStat {
   ppid: number;
+  /** Its own CPU, and its reaped children's with it. */
   ticks: number;
+  ownTicks: number;
 }
 
 function stat(pid: number): ProcStat | undefined {
@@ -16,7 +18,8 @@ function stat(pid: number): ProcStat | undefined {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     // After the name: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
-    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) };
+    const ownTicks = Number(fields[11]) + Number(fields[12]);
+    return { ppid: Number(fields[1]), ticks: ownTicks + Number(fields[13]) + Number(fields[14]), ownTicks };
   } catch {
     return undefined;
   }
@@ -47,6 +50,11 @@ export function treeCpuSeconds(root: number = process.pid): number {
   let ticks = 0;
   for (const s of tree(root).values()) ticks += s.ticks;
   return ticks / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of `pid` alone: none of its children's (0 once it is gone). */
+export function processCpuSeconds(pid: number): number {
+  return (stat(pid)?.ownTicks ?? 0) / TICKS_PER_SECOND;
 }
 
 /** Summed PSS (MB) of `root` and every live descendant. */

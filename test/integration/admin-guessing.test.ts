@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { processCpuSeconds } from '../../scripts/bench/browser-cpu.js';
 import { DashboardClient } from '../helpers/dashboard-client.js';
 import { testDatabases } from '../helpers/databases.js';
 import { HealthProber, type ProbeReport } from '../helpers/health-prober.js';
@@ -52,13 +52,6 @@ const FLOOD_RATIO = 2.5;
  */
 const FLOOD_CORE_SHARE = 550 * 0.0003;
 const FLOOD_MAX_RATE = 550;
-
-/** CPU seconds a process has spent (its own, not its children's). */
-function cpuSeconds(pid: number): number {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -130,10 +123,11 @@ for (const database of testDatabases().slice(0, 1)) {
       const calibration = new http.Agent({ keepAlive: true, maxSockets: 6, localAddress: '127.0.0.44' });
       const tokenless = (n: number) => Promise.all(Array.from({ length: n }, () => send(`${s.server.base}/admin/v1/plans`, { agent: calibration })));
       for (let batch = 0; batch < 50; batch++) await tokenless(6); // the route's code compiled first
-      const cpuBefore = cpuSeconds(s.server.pid);
-      for (let batch = 0; batch < 1_000 / 6; batch++) await tokenless(6);
+      const cpuBefore = processCpuSeconds(s.server.pid);
+      const rounds = Math.ceil(1_000 / 6);
+      for (let round = 0; round < rounds; round++) await tokenless(6);
       calibration.destroy();
-      const perRequest = (cpuSeconds(s.server.pid) - cpuBefore) / (6 * Math.ceil(1_000 / 6));
+      const perRequest = (processCpuSeconds(s.server.pid) - cpuBefore) / (6 * rounds);
       const rate = Math.min(FLOOD_MAX_RATE, Math.round(FLOOD_CORE_SHARE / Math.max(perRequest, 1e-5)));
       // The flood: `rate` a second (see FLOOD_CORE_SHARE), 6 at most in flight (a browser's connections to one host), from
       // one address; at most 20 000 requests or 60 s. Quiet and flooded phases alternate, so that

@@ -1,33 +1,19 @@
 import { expect } from 'chai';
-import { ApiKeyStore } from '../../src/store/api-key-store.js';
-import { migrate, openDatabase, type Database } from '../../src/store/database.js';
+import type { Database } from '../../src/store/database.js';
 import { WebhookDeliveriesSql } from '../../src/store/webhook-deliveries-sql.js';
 import { WebhookSecretsSql } from '../../src/store/webhook-secrets-sql.js';
 import { KeyJobsSql } from '../../src/store/key-jobs-sql.js';
 import { newWebhookSecret } from '../../src/webhooks/webhook-secret.js';
 import { testDatabases } from '../helpers/databases.js';
+import { useStoreDatabase } from '../helpers/store-database.js';
 
 for (const database of testDatabases()) {
   describe(`webhook outbox SQL (${database.name})`, function () {
     this.timeout(30_000);
     let a: Database;
     let b: Database;
-    let drop: () => Promise<void>;
     let apiKeyId: number;
-
-    before(async () => {
-      const isolated = await database.isolated();
-      drop = isolated.drop;
-      a = openDatabase(isolated.url);
-      await migrate(a);
-      b = openDatabase(isolated.url);
-      apiKeyId = (await new ApiKeyStore(a.knex).create({ planName: 'business', credits: 10, maxConcurrency: null })).record.id;
-    });
-    after(async () => {
-      await a.close();
-      await b.close();
-      await drop();
-    });
+    useStoreDatabase(database, { connections: 2 }, (opened) => ({ connections: [a, b], apiKeyId } = opened));
 
     const delivery = (id: string, at: number) => ({ id, apiKeyId, jobId: 'j', event: 'batch_scrape.page', payload: '{}', url: 'http://127.0.0.1/h', headers: {}, createdAt: at, nextAttemptAt: at });
 

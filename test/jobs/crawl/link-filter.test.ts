@@ -8,7 +8,14 @@ import type { SiteFile, SiteFiles } from '../../../src/jobs/crawl/site-fetcher.j
 import { targetPolicy } from '../../helpers/egress.js';
 
 /** robots.txt of every origin: /private/ refused. Nothing is fetched: the policy is judged on its decision alone. */
-const files: SiteFiles = { get: async (): Promise<SiteFile> => ({ status: 200, finalUrl: '', body: Buffer.from('User-agent: *\nDisallow: /private/\n') }) };
+/** Every robots.txt the filter asked for: a stand-in that fetches nothing, whatever it is asked. */
+const asked: string[] = [];
+const files: SiteFiles = {
+  get: async (url): Promise<SiteFile> => {
+    asked.push(url);
+    return { status: 200, finalUrl: '', body: Buffer.from('User-agent: *\nDisallow: /private/\n') };
+  },
+};
 
 const rules = (over: Partial<CrawlRules> = {}): CrawlRules => ({
   startUrl: 'http://127.0.0.1:8080/', limit: 100, maxDiscoveryDepth: null, includePaths: [], excludePaths: [], regexOnFullURL: false, crawlEntireDomain: true,
@@ -42,6 +49,10 @@ describe('crawl link filter', function () {
     ], 'key');
     expect(sorted.found.map((f) => f.url)).to.deep.equal(['http://127.0.0.1:8080/a', 'http://example.com/x', 'https://docs.example.org/y']);
     expect(sorted.blocked.map((f) => f.url)).to.deep.equal(['http://example.com/private/z']);
+    // Refused on the policy's decision before anything about them was read: the robots.txt of the
+    // hosts followed were asked for, theirs not.
+    expect(asked.map((url) => new URL(url).host)).to.include.members(['example.com', 'docs.example.org']);
+    expect(asked.map((url) => new URL(url).host).filter((host) => !['127.0.0.1:8080', 'example.com', 'docs.example.org'].includes(host))).to.deep.equal([]);
   });
 
   it('matches patterns on the pathname, or the whole URL, in a worker', async () => {

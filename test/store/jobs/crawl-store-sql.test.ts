@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { FoundUrl } from '../../../src/jobs/crawl/crawl-store.js';
 import { keyDigest } from '../../../src/jobs/crawl/url-key.js';
-import { ApiKeyStore } from '../../../src/store/api-key-store.js';
-import { migrate, openDatabase, type Database } from '../../../src/store/database.js';
+import type { Database } from '../../../src/store/database.js';
 import { CrawlStoreSql } from '../../../src/store/jobs/crawl-store-sql.js';
 import { JobRecordsSql } from '../../../src/store/jobs/job-records-sql.js';
 import { testDatabases } from '../../helpers/databases.js';
+import { useStoreDatabase } from '../../helpers/store-database.js';
 
 const found = (url: string, depth = 1, foundOn: string | undefined = 'http://127.0.0.1/'): FoundUrl => ({ url, digest: keyDigest(url), depth, foundOn });
 
@@ -15,22 +15,8 @@ for (const database of testDatabases()) {
     this.timeout(60_000);
     let a: Database;
     let b: Database;
-    let drop: () => Promise<void>;
     let apiKeyId: number;
-
-    before(async () => {
-      const isolated = await database.isolated();
-      drop = isolated.drop;
-      a = openDatabase(isolated.url);
-      await migrate(a);
-      b = openDatabase(isolated.url);
-      apiKeyId = (await new ApiKeyStore(a.knex).create({ planName: 'business', credits: 10, maxConcurrency: null })).record.id;
-    });
-    after(async () => {
-      await a?.close();
-      await b?.close();
-      await drop?.();
-    });
+    useStoreDatabase(database, { connections: 2 }, (opened) => ({ connections: [a, b], apiKeyId } = opened));
 
     /** A crawl job as the edge creates it: the job, its start item, and (in the same transaction) its rules and frontier. */
     async function crawl(rules = '{"limit":10}'): Promise<string> {

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { newJobId } from '../../../src/jobs/job-id.js';
 import type { ItemEvents } from '../../../src/jobs/job-store.js';
-import { ApiKeyStore } from '../../../src/store/api-key-store.js';
-import { migrate, openDatabase, type Database } from '../../../src/store/database.js';
+import type { Database } from '../../../src/store/database.js';
 import { ItemBatchesSql } from '../../../src/store/jobs/item-batches-sql.js';
 import { ItemTransitionsSql } from '../../../src/store/jobs/item-transitions-sql.js';
 import { JobRecordsSql } from '../../../src/store/jobs/job-records-sql.js';
 import { testDatabases } from '../../helpers/databases.js';
+import { useStoreDatabase } from '../../helpers/store-database.js';
 
 /** What a group's item events recorded, in the order they ran (each inside the write's transaction). */
 class EventLog {
@@ -29,21 +29,11 @@ for (const database of testDatabases()) {
   describe(`item batches SQL (${database.name})`, function () {
     this.timeout(60_000);
     let db: Database;
-    let drop: () => Promise<void>;
     let apiKeyId: number;
     let records: JobRecordsSql;
-
-    before(async () => {
-      const isolated = await database.isolated();
-      drop = isolated.drop;
-      db = openDatabase(isolated.url);
-      await migrate(db);
-      apiKeyId = (await new ApiKeyStore(db.knex).create({ planName: 'business', credits: 1_000, maxConcurrency: null })).record.id;
+    useStoreDatabase(database, { credits: 1_000 }, (opened) => {
+      ({ connections: [db], apiKeyId } = opened);
       records = new JobRecordsSql(db.knex);
-    });
-    after(async () => {
-      await db?.close();
-      await drop?.();
     });
 
     /** A batch of `n` items, each handed out once (dispatch 1), as the dispatcher leaves them. */

@@ -1,30 +1,18 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { keyDigest } from '../../../src/jobs/crawl/url-key.js';
-import { ApiKeyStore } from '../../../src/store/api-key-store.js';
-import { migrate, openDatabase, type Database } from '../../../src/store/database.js';
+import type { Database } from '../../../src/store/database.js';
 import { CrawlStoreSql } from '../../../src/store/jobs/crawl-store-sql.js';
 import { JobRecordsSql } from '../../../src/store/jobs/job-records-sql.js';
 import { testDatabases } from '../../helpers/databases.js';
+import { useStoreDatabase } from '../../helpers/store-database.js';
 
 for (const database of testDatabases()) {
   describe(`job records SQL (${database.name})`, function () {
     this.timeout(60_000);
     let db: Database;
-    let drop: () => Promise<void>;
     let apiKeyId: number;
-
-    before(async () => {
-      const isolated = await database.isolated();
-      drop = isolated.drop;
-      db = openDatabase(isolated.url);
-      await migrate(db);
-      apiKeyId = (await new ApiKeyStore(db.knex).create({ planName: 'business', credits: 10, maxConcurrency: null })).record.id;
-    });
-    after(async () => {
-      await db?.close();
-      await drop?.();
-    });
+    useStoreDatabase(database, {}, (opened) => ({ connections: [db], apiKeyId } = opened));
 
     async function crawl(expiresAt: number, status: string): Promise<string> {
       const id = randomUUID();
