@@ -10,12 +10,17 @@ const sqlite = testDatabases().find((d) => d.name === 'sqlite')!;
 /** Concurrent synchronous clients, each sending one request after another. */
 const CLIENTS = 4;
 /** Requests each phase measures, after its warm-up. */
-const SAMPLES = 300;
+const SAMPLES = 400;
 /**
  * Phases alternate, alone then during a batch, this many times, and each side's p99 is over all
- * of its rounds: a drift of the machine's load weighs on both alike.
+ * of its rounds (4,000 requests a side): a drift of the machine's load weighs on both alike. Fewer
+ * do not judge a p99 to a tenth: on this 2-core machine the sync requests stall together every few
+ * hundred ms whatever runs beside them (a garbage collection, the scheduler), so a round's p99 is
+ * 28–68 ms at a p50 of 14–17, and with 900 requests a side the ratio moved 0.91–1.20 from run
+ * to run. One more round before them is not measured: the first round's phase alone paid for the
+ * server's warming (0.86–0.93× with no batch at all in a run of the same test).
  */
-const ROUNDS = 3;
+const ROUNDS = 10;
 /** URLs of each round's batch (cancelled when its phase ends). */
 const BATCH_URLS = 2_000;
 /** Requests of each phase not measured: the server warming up. */
@@ -28,14 +33,11 @@ const WARM_UP = 2 * CLIENTS;
  */
 const SETTLE_MS = 1_000;
 /**
- * The bound this test holds: synchronous p99 during a running batch within this of the p99
- * without it. The issue's aim is 1.2×, and on a quiet 2-core machine six runs in a row gave 1.20,
- * 1.04, 0.91, 1.19, 1.01 and 1.04× (docs/jobs.md): met, but at its edge, since a p99 of 900
- * requests moves by a tenth from one run to the next with the machine alone. The test holds 1.5×,
- * which it met in every run on a loaded machine as well (0.78–1.25×); without the yielding the
- * batch fills the HTML workers and the key's synchronous requests are refused.
+ * The issue's bound: synchronous p99 during a running batch within this of the p99 without it.
+ * What the batch costs the synchronous requests is its trickle (one waiting item a second while
+ * they keep coming, scrape/sync-demand.ts): with the trickle off the ratio was that of no batch.
  */
-const BOUND = 1.5;
+const BOUND = 1.2;
 
 function p99(latencies: number[]): number {
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -50,7 +52,7 @@ function p99(latencies: number[]): number {
  * a large batch of the same key is scraping.
  */
 describe('jobs: synchronous requests keep their p99 during a running batch', function () {
-  this.timeout(240_000);
+  this.timeout(300_000);
   let own: { url: string; drop: () => Promise<void> };
   let store: TestStore;
   let target: TargetServer;
@@ -107,9 +109,10 @@ describe('jobs: synchronous requests keep their p99 during a running batch', fun
     const alone: number[][] = [];
     const during: number[][] = [];
     let progressed = 0;
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = -1; round < ROUNDS; round++) {
       // After a round's batch is cancelled, its items already running end within the settle.
-      alone.push(await phase(SETTLE_MS));
+      const quiet = await phase(SETTLE_MS);
+      if (round >= 0) alone.push(quiet);
       const submitted = await fetch(`${server.base}/v2/batch/scrape`, {
         method: 'POST', headers, body: JSON.stringify({ urls: Array.from({ length: BATCH_URLS }, (_, i) => target.url(`/page?batch=${round}-${i}`)), formats: ['markdown'] }),
       });
@@ -117,7 +120,8 @@ describe('jobs: synchronous requests keep their p99 during a running batch', fun
       // The batch runs flat out before the synchronous load begins.
       await eventually(async () => (await status(id)).completed >= 100, 60_000, 'the batch under way');
       const before = (await status(id)).completed;
-      during.push(await phase(SETTLE_MS));
+      const busy = await phase(SETTLE_MS);
+      if (round >= 0) during.push(busy);
       progressed += (await status(id)).completed - before;
       await fetch(`${server.base}/v2/batch/scrape/${id}`, { method: 'DELETE', headers });
     }
