@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { membersOf } from '../helpers/chromium-processes.js';
 import { testDatabases } from '../helpers/databases.js';
 import { TestStore } from '../helpers/keys.js';
-import { answersAgainstLedger, booksBalance, ledgerRows, uncertainCharges, unsettled } from '../helpers/ledger-checks.js';
+import { answersAgainstLedger, booksBalance, type LedgerRow, ledgerRows, uncertainCharges, unsettled } from '../helpers/ledger-checks.js';
 import { ServerProcess } from '../helpers/server-process.js';
 import { TargetServer } from '../helpers/target-server.js';
 
@@ -158,7 +158,9 @@ for (const database of testDatabases()) {
         const endedAt = r.ended_at ?? 0;
         const beforeKill = kills.some((at) => at >= endedAt && at - endedAt <= COMMIT_TO_ANSWER_WINDOW_MS);
         const beforeHangUp = hangUpsOf(r.api_key_id).some((at) => at >= endedAt - 100);
-        expect(beforeKill || beforeHangUp, `charged row ${r.request_id}, whose answer was not received, ended ${endedAt}: kills at ${kills.join(', ')}`).to.equal(true);
+        if (!(beforeKill || beforeHangUp)) {
+          expect.fail(`charged row ${r.request_id}, whose answer was not received, ended ${endedAt}: kills at ${kills.join(', ')}\n${await whyCharged(store, r, logs, sent.filter((one) => idOfKey.get(one.key) === r.api_key_id))}`);
+        }
       }
 
       for (const key of keys) {
@@ -176,6 +178,22 @@ for (const database of testDatabases()) {
       console.log(`      ${sent.length} requests, ${answered.length} answered, ${received200.length} × 200, ${hungUp} hung up, ${KILLS} kills, ${chargedUnseen.length} charged before a kill or a hang-up`);
     });
   });
+}
+
+/**
+ * What is known of a charged row no client received: the row itself, what the server logged of it
+ * (its access-log line says whether the 200 went out, and when), and its key's requests around it.
+ */
+async function whyCharged(store: TestStore, row: LedgerRow, logs: Array<Record<string, unknown>>, ofKey: Sent[]): Promise<string> {
+  const full = await store.db.knex('request_ledger').where({ request_id: row.request_id }).first();
+  const logged = logs.filter((l) => l.requestId === row.request_id);
+  const endedAt = row.ended_at ?? 0;
+  const near = ofKey.filter((one) => one.startedAt <= endedAt + 1_000 && (one.hungUpAt ?? one.startedAt) >= endedAt - 3_000);
+  return [
+    `row: ${JSON.stringify(full)}`,
+    `server said: ${logged.map((l) => JSON.stringify(l)).join('\n  ') || 'nothing'}`,
+    `its key's requests begun before and alive within 3 s of it (ms from its end): ${near.map((one) => `[start ${one.startedAt - endedAt}${one.hungUpAt === undefined ? '' : ` hung up ${one.hungUpAt - endedAt}`} status ${one.status ?? '-'} ${one.requestId ?? ''}]`).join(' ')}`,
+  ].join('\n  ');
 }
 
 /** The processes (Chromium, chromedriver, watchdogs) of a killed server's sessions still alive after `withinMs`. */
