@@ -32,7 +32,7 @@ describe('dependency rules (.dependency-cruiser.cjs)', function () {
     for (const cruise of [service, wrongWay]) cruise.catch(() => undefined);
   });
 
-  it('hold for the service: every import runs the way the layers do, and none is circular', async () => {
+  it('hold for the service: every import runs the way the layers do, and none is circular #slow', async () => {
     expect(await service).to.deep.equal([]);
   });
 

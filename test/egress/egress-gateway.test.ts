@@ -100,7 +100,7 @@ describe('EgressGateway', function () {
     expect(await connectVia(gateway, `127.0.0.2:${target.port}`, auth)).to.equal('HTTP/1.1 200 Connection Established');
   });
 
-  it(`relays or refuses ${cases.length} hostile answers without a throw reaching the process, and serves the next request after each`, async () => {
+  it(`relays or refuses ${cases.length} hostile answers without a throw reaching the process, and serves the next request after each #slow`, async () => {
     const outcomes = new Map<string, number>();
     for (let i = 0; i < cases.length; i++) {
       const { status } = await viaGateway(gateway, hostile.url(`/case/${i}`), auth, STALLING.has(cases[i].name) ? 1_000 : 5_000);

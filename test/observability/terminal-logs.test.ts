@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 describe('logs on a terminal', function () {
   this.timeout(60_000);
 
-  it('are printed readably (pino-pretty), with the API key still redacted', async () => {
+  it('are printed readably (pino-pretty), with the API key still redacted #slow', async () => {
     const port = await freePort();
     const command = `node --import tsx src/index.ts`;
     const child = spawn('script', ['-qefc', command, '/dev/null'], {

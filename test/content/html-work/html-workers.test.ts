@@ -38,13 +38,13 @@ describe('HtmlWorkers', function () {
     const workers = new HtmlWorkers({ threads: 2 });
     after(() => workers.close());
 
-    it('gives the same text as the function run inline, for small and large pages', async () => {
+    it('gives the same text as the function run inline, for small and large pages #slow', async () => {
       expect(await workers.run('text', '<p>small <b>page</b></p>', A)).to.equal('small page');
       // The threads are started and warm from here on.
       expect(await workers.run('text', big, A)).to.equal(pageText(big));
     });
 
-    it('keeps a large page off the event loop: other requests move while it is parsed', async () => {
+    it('keeps a large page off the event loop: other requests move while it is parsed #slow', async () => {
       const inline = await longestStall(async () => pageText(big));
       const threaded = await longestStall(() => workers.run('text', big, A));
       expect(inline, 'the inline parse holds the loop (the baseline)').to.be.above(100);
@@ -57,7 +57,7 @@ describe('HtmlWorkers', function () {
       expect(refused).to.deep.equal({ ok: false, issues: [{ path: ['t'], msg: 'XPath is not supported; use a CSS selector', type: 'value_error.selector.xpath' }] });
     });
 
-    it('runs a small page in a thread too: 3 KB of nested divs hold the loop inline, not here', async () => {
+    it('runs a small page in a thread too: 3 KB of nested divs hold the loop inline, not here #slow', async () => {
       expect(nested.length).to.be.below(4 * 1024);
       await workers.run('text', nested, A);
       const inline = await longestStall(async () => expect(() => extract(nested, costlyRules)).to.throw(/steps/));

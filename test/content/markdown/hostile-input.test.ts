@@ -83,7 +83,7 @@ describe('htmlToMarkdown: hostile nesting', () => {
     expect(await inWorker(input, 0.375)).to.equal('deep text');
   });
 
-  it('answers with the text when elements are so many that turndown would take long', () => {
+  it('answers with the text when elements are so many that turndown would take long #slow', () => {
     const { markdown, ms } = timed(`<p>${'<b>w</b> '.repeat(MAX_WORK / ELEMENT_WORK + 1000)}</p>`);
     expect(markdown.startsWith('w w w ')).to.equal(true);
     expect(markdown).to.not.include('**');
@@ -118,7 +118,7 @@ describe('htmlToMarkdown: long and large pages', () => {
 
   // The figure is in the title; the bound is loose because the tests share the machine, and
   // still far below what any quadratic step would cost at this size.
-  it('converts a realistic 10 MB page within a few seconds', function () {
+  it('converts a realistic 10 MB page within a few seconds #slow', function () {
     const html = realisticPage(10 * 1024 * 1024);
     const { markdown, ms } = timed(html);
     this.test!.title += ` (${(ms / 1000).toFixed(1)} s here)`;

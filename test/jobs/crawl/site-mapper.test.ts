@@ -51,7 +51,7 @@ describe('site mapper (map)', function () {
     expect(cost).to.equal(0);
   });
 
-  it('cuts a page still running at the deadline (uncharged) and answers with what it has', async () => {
+  it('cuts a page still running at the deadline (uncharged) and answers with what it has #slow', async () => {
     const pages = new Pages((url) => (url === START ? [`${START}a`, `${START}b`] : 'hang'));
     const started = performance.now();
     const { links, cost } = await mapper(answering(''), pages).map(request({ timeoutMs: 2_500 }));
