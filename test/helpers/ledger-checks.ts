@@ -32,12 +32,13 @@ export interface LedgerRow {
   api_key_id: number;
   outcome: string;
   cost: number;
+  started_at: number;
   ended_at: number | null;
 }
 
 export async function ledgerRows(store: TestStore): Promise<LedgerRow[]> {
-  const rows = (await store.db.knex('request_ledger').select('request_id', 'api_key_id', 'outcome', 'cost', 'ended_at')) as LedgerRow[];
-  return rows.map((r) => ({ ...r, api_key_id: Number(r.api_key_id), cost: Number(r.cost), ended_at: r.ended_at === null ? null : Number(r.ended_at) }));
+  const rows = (await store.db.knex('request_ledger').select('request_id', 'api_key_id', 'outcome', 'cost', 'started_at', 'ended_at')) as LedgerRow[];
+  return rows.map((r) => ({ ...r, api_key_id: Number(r.api_key_id), cost: Number(r.cost), started_at: Number(r.started_at), ended_at: r.ended_at === null ? null : Number(r.ended_at) }));
 }
 
 /**
