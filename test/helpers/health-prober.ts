@@ -8,6 +8,8 @@ export interface ProbeReport {
   probes: number;
   /** The slowest /healthz answer, in ms (a probe still unanswered when the prober stopped counts its wait so far). */
   worstMs: number;
+  /** The 99th percentile of the answers' times, in ms, the unanswered one counted as `worstMs` is. */
+  p99Ms: number;
   /** The largest resident set seen of the watched process, in MB (0 when no pid was given). */
   peakRssMb: number;
 }
@@ -57,6 +59,7 @@ const probe = () => new Promise((resolve) => {
  */
 export class HealthProber {
   private worstMs = 0;
+  private readonly latencies: number[] = [];
   private probes = 0;
   private peakRssMb = 0;
   private failures = 0;
@@ -93,6 +96,7 @@ export class HealthProber {
         this.firstProbe?.();
         if (status !== 200) this.failures++;
         this.worstMs = Math.max(this.worstMs, ms);
+        this.latencies.push(ms);
       }
     });
   }
@@ -113,11 +117,17 @@ export class HealthProber {
     clearInterval(this.rssTimer);
     this.sampleRss();
     // A probe still waiting is as slow as its wait so far, and is not waited for further.
-    if (this.inFlightSince !== undefined) this.worstMs = Math.max(this.worstMs, performance.now() - this.inFlightSince);
+    if (this.inFlightSince !== undefined) {
+      const waited = performance.now() - this.inFlightSince;
+      this.worstMs = Math.max(this.worstMs, waited);
+      this.latencies.push(waited);
+    }
     const exited = once(this.child, 'exit');
     this.child.kill('SIGKILL');
     await exited;
     if (this.failures > 0) throw new Error(`${this.failures} of ${this.probes} /healthz probes failed`);
-    return { probes: this.probes, worstMs: this.worstMs, peakRssMb: this.peakRssMb };
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const p99Ms = sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+    return { probes: this.probes, worstMs: this.worstMs, p99Ms, peakRssMb: this.peakRssMb };
   }
 }
