@@ -13,14 +13,14 @@ const CLIENTS = 4;
 const SAMPLES = 400;
 /**
  * Phases alternate, alone then during a batch, this many times, and each side's p99 is over all
- * of its rounds (4,000 requests a side): a drift of the machine's load weighs on both alike. Fewer
+ * of its rounds (6,400 requests a side): a drift of the machine's load weighs on both alike. Fewer
  * do not judge a p99 to a tenth: on this 2-core machine the sync requests stall together every few
  * hundred ms whatever runs beside them (a garbage collection, the scheduler), so a round's p99 is
- * 28–68 ms at a p50 of 14–17, and with 900 requests a side the ratio moved 0.91–1.20 from run
- * to run. One more round before them is not measured: the first round's phase alone paid for the
- * server's warming (0.86–0.93× with no batch at all in a run of the same test).
+ * 30–110 ms at a p50 of 14–17, and the ratio moved 0.91–1.20 between runs of 900 requests a side
+ * and 0.85–1.16 at 4,000. One more round before them is not measured: the first round's phase
+ * alone paid for the server's warming.
  */
-const ROUNDS = 10;
+const ROUNDS = 16;
 /** URLs of each round's batch (cancelled when its phase ends). */
 const BATCH_URLS = 2_000;
 /** Requests of each phase not measured: the server warming up. */
@@ -34,8 +34,9 @@ const WARM_UP = 2 * CLIENTS;
 const SETTLE_MS = 1_000;
 /**
  * The issue's bound: synchronous p99 during a running batch within this of the p99 without it.
- * What the batch costs the synchronous requests is its trickle (one waiting item a second while
- * they keep coming, scrape/sync-demand.ts): with the trickle off the ratio was that of no batch.
+ * Runs of this test gave 1.00–1.11× (docs/jobs.md); the trickle that still starts one waiting
+ * item a second while synchronous requests keep coming did not move it measurably (started
+ * four times as often, 0.98×).
  */
 const BOUND = 1.2;
 
