@@ -189,7 +189,7 @@ export class BrowserSession {
     const [tab] = await Promise.all([step('open', () => openTab(this.driver, this.cdp, this.gateway, this.id)), step('close', () => closeTab(this.cdp, old))]);
     this.tab = tab;
     const strays = (await step('handles', () => this.driver.getAllWindowHandles())).filter((handle) => handle !== tab.targetId);
-    await Promise.all(strays.map((targetId) => this.cdp.sendToBrowser('Target.closeTarget', { targetId })));
+    if (strays.length > 0) await closeTargets(this.cdp, strays);
   }
 
   /** A graceful end, falling back to killing the process group. */
@@ -213,5 +213,29 @@ export class BrowserSession {
   private async closeGateway(): Promise<void> {
     this.releasePorts();
     await this.gateway.close().catch(() => undefined);
+  }
+}
+
+/** How long a closed tab may take to be gone before the reset fails (and the pool retires the session). */
+const TAB_GONE_MS = 5_000;
+
+/**
+ * Closes tabs and resolves once each is destroyed: `Target.closeTarget` only begins the close,
+ * and on a busy machine the tab was seen still listed, its scripts still running, after the
+ * reset had returned.
+ */
+async function closeTargets(cdp: CdpSession, targetIds: string[]): Promise<void> {
+  const left = new Set(targetIds);
+  let allGone!: () => void;
+  const gone = new Promise<void>((resolve) => (allGone = resolve));
+  const off = cdp.on('Target.targetDestroyed', (params) => {
+    left.delete(String(params.targetId));
+    if (left.size === 0) allGone();
+  });
+  try {
+    await Promise.all(targetIds.map((targetId) => cdp.sendToBrowser('Target.closeTarget', { targetId })));
+    await race(gone, [within(TAB_GONE_MS, () => new Error(`${left.size} closed tab(s) still there after ${TAB_GONE_MS} ms`))]);
+  } finally {
+    off();
   }
 }
