@@ -60,7 +60,7 @@ describe('the hot path on MySQL (private MariaDB)', function () {
       // The second SHOW is itself counted once; the service's own pollers' statements are not the requests'.
       const perRequest = (await questions() - before - 1 - idle * (performance.now() - started)) / REQUESTS;
       console.log(`      ${perRequest.toFixed(2)} statements per successful request`);
-      expect(perRequest).to.be.at.most(2);
+      expect(perRequest).to.be.at.most(2 + UNPLACED / REQUESTS);
     } finally {
       await conn.end();
     }
@@ -91,7 +91,7 @@ describe('the hot path on MySQL (private MariaDB)', function () {
       expect(statuses.filter((s) => s === 200).length).to.equal(REQUESTS * 2);
       const perRequest = (await questions() - before - 1 - idle * (performance.now() - started)) / (REQUESTS * 2);
       console.log(`      ${perRequest.toFixed(2)} statements per successful request, 16 in flight`);
-      expect(perRequest).to.be.at.most(2);
+      expect(perRequest).to.be.at.most(2 + UNPLACED / (REQUESTS * 2));
     } finally {
       await conn.end();
     }
@@ -103,6 +103,13 @@ describe('the hot path on MySQL (private MariaDB)', function () {
  * Statements per ms the idle service sends on its own (the job dispatcher's and the webhook
  * deliverer's polls), over 3 s with no request: the SHOWs that measure it are taken out.
  */
+/**
+ * Statements of the whole run the idle rate cannot place: the service's pollers run every few
+ * seconds, so a 3 s idle window counts one or none of them, and one more may fall in the run
+ * (2.0036 per request once in a full suite). One statement more every tenth request still fails.
+ */
+const UNPLACED = 3;
+
 async function backgroundRate(questions: () => Promise<number>): Promise<number> {
   const from = await questions();
   const started = performance.now();
