@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { percentile } from '../../scripts/bench/measure.js';
 
 /** What a prober saw while an attack ran. */
 export interface ProbeReport {
@@ -126,8 +127,7 @@ export class HealthProber {
     this.child.kill('SIGKILL');
     await exited;
     if (this.failures > 0) throw new Error(`${this.failures} of ${this.probes} /healthz probes failed`);
-    const sorted = [...this.latencies].sort((a, b) => a - b);
-    const p99Ms = sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)];
+    const p99Ms = this.latencies.length === 0 ? 0 : percentile(this.latencies, 99);
     return { probes: this.probes, worstMs: this.worstMs, p99Ms, peakRssMb: this.peakRssMb };
   }
 }

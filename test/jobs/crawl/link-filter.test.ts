@@ -7,9 +7,9 @@ import { RobotsBook } from '../../../src/jobs/crawl/robots-book.js';
 import type { SiteFile, SiteFiles } from '../../../src/jobs/crawl/site-fetcher.js';
 import { targetPolicy } from '../../helpers/egress.js';
 
-/** robots.txt of every origin: /private/ refused. Nothing is fetched: the policy is judged on its decision alone. */
-/** Every robots.txt the filter asked for: a stand-in that fetches nothing, whatever it is asked. */
+/** Every robots.txt the filter asked for, over this file's tests. */
 const asked: string[] = [];
+/** robots.txt of every origin: /private/ refused. Nothing is fetched: the policy is judged on its decision alone. */
 const files: SiteFiles = {
   get: async (url): Promise<SiteFile> => {
     asked.push(url);
